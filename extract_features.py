@@ -19,17 +19,18 @@ from absl import flags
 from absl import logging
 import tqdm
 
-from bert_tf import bert_flags
-from bert_tf import checkpoint_io
-from bert_tf import tokenization
-from bert_tf.bert_config import BertConfig
-from bert_tf.feature_extractor import FeatureExtractor
+from bert_tf.modeling import pretrained
+from bert_tf.cli import bert_flags
+from bert_tf.checkpoints import checkpoint_io
+from bert_tf.tokenizers import tokenization
+from bert_tf.modeling.bert_config import BertConfig
+from bert_tf.tasks.feature_extraction import FeatureExtractor
 from bert_tf.io_utils import atomic_output
 from bert_tf.io_utils import InputError
 from bert_tf.io_utils import require_file
 from bert_tf.io_utils import run_cli
-from data_prep.extract_features_data import convert_examples_to_features
-from data_prep.extract_features_data import read_examples
+from data_prep.extract_features.examples import convert_examples_to_features
+from data_prep.extract_features.examples import read_examples
 
 FLAGS = flags.FLAGS
 
@@ -84,7 +85,7 @@ def main(argv):
   examples = read_examples(FLAGS.input_file)
   features = convert_examples_to_features(examples, FLAGS.max_seq_length,
                                           tokenizer)
-  encoder, _, _ = checkpoint_io.load_tf1_model(config, FLAGS.init_checkpoint)
+  encoder, _, _ = pretrained.load_tf1_model(config, FLAGS.init_checkpoint)
   extractor = FeatureExtractor(encoder, layer_indexes, FLAGS.batch_size)
   with atomic_output(FLAGS.output_file) as writer:
     for line in tqdm.tqdm(extractor.json_lines(features), total=len(features),

@@ -12,7 +12,7 @@ and output files, for every GLUE task plus XNLI and your own TSV files.
 
 Tasks: cola, sst-2, mrpc, sts-b (regression), qqp, mnli (matched dev/test),
 mnli-mm (mismatched), qnli, rte, wnli, xnli, and tsv (see
-data_prep/classifier_flags.py). Writes train/eval/predict.tf_record,
+data_prep/classifier/flags.py). Writes train/eval/predict.tf_record,
 checkpoints, eval_results.txt (eval_accuracy, eval_loss, global_step, loss
 and the task's GLUE metrics) and test_results.tsv (per test example, the
 class probabilities in label order; regression: the score), optionally a
@@ -29,20 +29,20 @@ from absl import flags
 from absl import logging
 import tensorflow as tf
 
-from bert_tf import bert_flags
-from bert_tf import classifier_results
-from bert_tf import engine_flags
-from bert_tf import input_pipeline
-from bert_tf import script_runner
-from bert_tf import tokenization
-from bert_tf.bert_config import BertConfig
-from bert_tf.classifier_model import classifier_model_fn
+from bert_tf.cli import bert_flags
+from bert_tf.tasks import classifier_results
+from bert_tf.cli import engine_flags
+from bert_tf.training import input_pipeline
+from bert_tf.cli import script_runner
+from bert_tf.tokenizers import tokenization
+from bert_tf.modeling.bert_config import BertConfig
+from bert_tf.tasks.classification import classifier_model_fn
 from bert_tf.io_utils import atomic_output
 from bert_tf.io_utils import InputError
 from bert_tf.io_utils import require_file
 from bert_tf.io_utils import run_cli
-from data_prep import classifier_flags
-from data_prep.classifier_features import write_examples_to_tfrecord
+from data_prep.classifier import flags as classifier_flags
+from data_prep.classifier.features import write_examples_to_tfrecord
 
 FLAGS = flags.FLAGS
 

@@ -22,7 +22,7 @@ original checkpoint including its `cls/*` heads; a run restarted in the same
 checkpoint of a run as an original `bert_model.ckpt`.
 
 New: --dynamic_masking re-masks every training batch (see
-bert_tf/dynamic_masking.py); it needs --vocab_file for [CLS]/[SEP]/[MASK].
+bert_tf/tasks/dynamic_masking.py); it needs --vocab_file for [CLS]/[SEP]/[MASK].
 """
 
 import os
@@ -35,17 +35,17 @@ from absl import flags
 from absl import logging
 import tensorflow as tf
 
-from bert_tf import bert_flags
-from bert_tf import engine_flags
-from bert_tf import input_pipeline
-from bert_tf import script_runner
-from bert_tf.bert_config import BertConfig
-from bert_tf.dynamic_masking import DynamicMasking
+from bert_tf.cli import bert_flags
+from bert_tf.cli import engine_flags
+from bert_tf.training import input_pipeline
+from bert_tf.cli import script_runner
+from bert_tf.modeling.bert_config import BertConfig
+from bert_tf.tasks.dynamic_masking import DynamicMasking
 from bert_tf.io_utils import InputError
 from bert_tf.io_utils import require_file
 from bert_tf.io_utils import run_cli
-from bert_tf.pretraining_model import pretraining_model_fn
-from data_prep.pretraining_documents import expand_input_files
+from bert_tf.tasks.pretraining import pretraining_model_fn
+from data_prep.pretraining.documents import expand_input_files
 
 FLAGS = flags.FLAGS
 
@@ -83,6 +83,7 @@ flags.DEFINE_string(
     "[CLS], [SEP], [MASK] and the random replacement tokens).")
 flags.DEFINE_float("masked_lm_prob", 0.15,
                    "With --dynamic_masking: masked LM probability.")
+engine_flags.define_engine_flags()
 for _module in (bert_flags, engine_flags):
   flags.adopt_module_key_flags(_module)
 

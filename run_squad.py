@@ -16,7 +16,7 @@ random.Random(12345)) and trains int(questions / train_batch_size *
 num_train_epochs) steps; re-running the same command resumes from the latest
 checkpoint in --output_dir. --do_predict writes eval.tf_record (+ its
 .features.jsonl sidecar), raw_results.jsonl (the logits, see
-data_prep/squad_predictions.py to re-score them), predictions.json,
+data_prep/squad/predictions.py to re-score them), predictions.json,
 nbest_predictions.json, null_odds.json (v2) and, when --predict_file has
 answers, eval_results.json with the official metrics (v2: also best_exact /
 best_f1 and their thresholds, computed from null_odds). With a multi-worker
@@ -38,25 +38,25 @@ from absl import logging
 import tensorflow as tf
 import tqdm
 
-from bert_tf import bert_flags
-from bert_tf import distribution
-from bert_tf import engine_flags
-from bert_tf import input_pipeline
-from bert_tf import script_runner
-from bert_tf.bert_config import BertConfig
+from bert_tf.cli import bert_flags
+from bert_tf.training import distribution
+from bert_tf.cli import engine_flags
+from bert_tf.training import input_pipeline
+from bert_tf.cli import script_runner
+from bert_tf.modeling.bert_config import BertConfig
 from bert_tf.io_utils import atomic_output
 from bert_tf.io_utils import InputError
 from bert_tf.io_utils import require_file
 from bert_tf.io_utils import run_cli
-from bert_tf.squad_model import squad_model_fn
-from data_prep import squad_evaluation
-from data_prep import squad_flags
-from data_prep import squad_postprocess
-from data_prep.squad_example import load_squad_json
-from data_prep.squad_example import read_squad_examples
-from data_prep.squad_features import check_feature_settings
-from data_prep.squad_records import read_features_sidecar
-from data_prep.squad_writer import write_squad_features
+from bert_tf.tasks.squad import squad_model_fn
+from data_prep.squad import evaluation as squad_evaluation
+from data_prep.squad import flags as squad_flags
+from data_prep.squad import postprocess as squad_postprocess
+from data_prep.squad.example import load_squad_json
+from data_prep.squad.example import read_squad_examples
+from data_prep.squad.features import check_feature_settings
+from data_prep.squad.records import read_features_sidecar
+from data_prep.squad.writer import write_squad_features
 
 FLAGS = flags.FLAGS
 

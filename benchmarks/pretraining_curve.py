@@ -39,11 +39,11 @@ import tensorflow as tf
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO)
 
-from bert_tf import input_pipeline
-from bert_tf.bert_config import BertConfig
-from bert_tf.engine_checkpoint import restore_engine_checkpoint
-from bert_tf.pretraining_model import PretrainingModel
-from bert_tf.pretraining_model import pretraining_metrics
+from bert_tf.training import input_pipeline
+from bert_tf.modeling.bert_config import BertConfig
+from bert_tf.checkpoints.engine_checkpoint import restore_engine_checkpoint
+from bert_tf.tasks.pretraining import PretrainingModel
+from bert_tf.tasks.pretraining import pretraining_metrics
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("corpus", None, "One sentence per line, blank line "

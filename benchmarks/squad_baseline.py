@@ -13,8 +13,8 @@ import json
 
 import tensorflow as tf
 
-from data_prep.squad_example import SquadExample
-from data_prep.squad_features import InputFeatures, improve_answer_span
+from data_prep.squad.example import SquadExample
+from data_prep.squad.features import InputFeatures, improve_answer_span
 
 _DocSpan = collections.namedtuple("DocSpan", ["start", "length"])
 

@@ -84,8 +84,8 @@ def _convert_baseline(settings):
 
 
 def _convert_ours(settings, num_workers):
-  from data_prep.squad_example import load_squad_examples  # pylint: disable=g-import-not-at-top
-  from data_prep.squad_writer import write_squad_features  # pylint: disable=g-import-not-at-top
+  from data_prep.squad.example import load_squad_examples  # pylint: disable=g-import-not-at-top
+  from data_prep.squad.writer import write_squad_features  # pylint: disable=g-import-not-at-top
   examples, _ = load_squad_examples(FLAGS.input_file, False, False)
   counts = write_squad_features(
       examples, FLAGS.vocab_file, True, FLAGS.output_file,

@@ -1,7 +1,7 @@
 """Validation on the full shared SQuAD dev sets: counts + TFRecord round trip.
 
 Converts dev-v1.1.json (expected 10,570 questions -> 10,833 features at
-384/128/64) and dev-v2.0-subset.json with data_prep.squad_writer, then parses
+384/128/64) and dev-v2.0-subset.json with data_prep.squad.writer, then parses
 every record back with tf.io.parse_single_example and compares it with the
 in-memory features (and the sidecar with their tokens and maps).
 
@@ -17,10 +17,10 @@ from absl import app, flags  # pylint: disable=g-import-not-at-top
 import tensorflow as tf  # pylint: disable=g-import-not-at-top
 
 from bert_tf import tokenization  # pylint: disable=g-import-not-at-top
-from data_prep import squad_records  # pylint: disable=g-import-not-at-top
-from data_prep.squad_example import read_squad_examples  # pylint: disable=g-import-not-at-top
-from data_prep.squad_features import convert_examples_to_features  # pylint: disable=g-import-not-at-top
-from data_prep.squad_writer import write_squad_features  # pylint: disable=g-import-not-at-top
+from data_prep.squad import records as squad_records  # pylint: disable=g-import-not-at-top
+from data_prep.squad.example import read_squad_examples  # pylint: disable=g-import-not-at-top
+from data_prep.squad.features import convert_examples_to_features  # pylint: disable=g-import-not-at-top
+from data_prep.squad.writer import write_squad_features  # pylint: disable=g-import-not-at-top
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("data_dir", "../shared/data/squad", "Shared SQuAD data.")

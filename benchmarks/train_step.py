@@ -24,10 +24,10 @@ import keras  # pylint: disable=g-import-not-at-top
 import tensorflow as tf  # pylint: disable=g-import-not-at-top
 
 from bert_tf import optimization  # pylint: disable=g-import-not-at-top
-from bert_tf.bert_config import BertConfig  # pylint: disable=g-import-not-at-top
-from bert_tf.bert_encoder import BertEncoder  # pylint: disable=g-import-not-at-top
-from bert_tf.squad_head import SquadHead  # pylint: disable=g-import-not-at-top
-from bert_tf.trainer import Trainer  # pylint: disable=g-import-not-at-top
+from bert_tf.modeling.bert_config import BertConfig  # pylint: disable=g-import-not-at-top
+from bert_tf.modeling.bert_encoder import BertEncoder  # pylint: disable=g-import-not-at-top
+from bert_tf.modeling.heads.squad_head import SquadHead  # pylint: disable=g-import-not-at-top
+from bert_tf.training.trainer import Trainer  # pylint: disable=g-import-not-at-top
 
 flags.DEFINE_list("configs", ["tiny", "base"], "Configs to time.")
 flags.DEFINE_integer("batch_size", 8, "Global batch size.")

@@ -17,7 +17,7 @@ from bert_tf.io_utils import atomic_output
 from bert_tf.io_utils import InputError
 from bert_tf.io_utils import require_file
 from bert_tf.io_utils import run_cli
-from data_prep.squad_example import load_squad_json
+from data_prep.squad.example import load_squad_json
 
 FLAGS = flags.FLAGS
 

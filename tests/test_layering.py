@@ -26,8 +26,8 @@ def test_bert_tf_does_not_import_data_prep():
 
 
 def test_text_to_features_modules_are_tensorflow_free():
-  code = ("import sys; import data_prep.sequence_pairs, "
-          "data_prep.extract_features_data, data_prep.pretraining_instances; "
+  code = ("import sys; import data_prep.common.sequence_pairs, "
+          "data_prep.extract_features.examples, data_prep.pretraining.instances; "
           "print('tensorflow' in sys.modules)")
   result = subprocess.run([sys.executable, "-c", code], cwd=REPO,
                           capture_output=True, text=True, timeout=60,

@@ -1,0 +1,109 @@
+"""Convert a TF1 or HuggingFace BERT checkpoint to the original TF1 layout.
+
+    python -m bert_tf.convert_checkpoint --input=uncased_L-12_H-768_A-12/bert_model.ckpt \\
+        --input_format=tf1 --output_dir=out
+    python -m bert_tf.convert_checkpoint --input=all-MiniLM-L6-v2 \\
+        --input_format=hf --output_dir=out
+
+`output_dir` receives `bert_model.ckpt.{index,data-00000-of-00001}`, a
+`checkpoint` state file, `bert_config.json` and, when the input folder has
+one, `vocab.txt`. From TF1 the encoder and every original head are kept and
+Adam slots / `global_step` are dropped. Files are written to a temporary
+folder first and moved into `output_dir` at the end.
+"""
+
+import os
+import shutil
+import tempfile
+
+from absl import app
+from absl import flags
+from absl import logging
+
+from bert_tf.modeling import pretrained
+from bert_tf.checkpoints import checkpoint_io
+from bert_tf.checkpoints import hf_import
+from bert_tf.modeling.bert_config import BertConfig
+from bert_tf.io_utils import InputError
+from bert_tf.io_utils import require_file
+from bert_tf.io_utils import run_cli
+
+FLAGS = flags.FLAGS
+
+def define_flags():
+  """Defines this command's flags (the original names and defaults)."""
+  flags.DEFINE_string("input", None, "TF1 checkpoint prefix (e.g. "
+                      ".../bert_model.ckpt) or an HF model folder.")
+  flags.DEFINE_enum("input_format", "tf1", ["tf1", "hf"],
+                    "Format of --input.")
+  flags.DEFINE_string("output_dir", None, "Folder for the TF1 checkpoint.")
+  flags.DEFINE_string("bert_config_file", None,
+                      "tf1 only: config of the checkpoint (default: "
+                      "bert_config.json next to --input).")
+
+
+_CKPT_NAME = "bert_model.ckpt"
+
+
+def _load(input_path, input_format, bert_config_file):
+  """Returns (config, name_map, vocab path or None)."""
+  if input_format == "hf":
+    if bert_config_file:
+      raise InputError("--bert_config_file is for --input_format=tf1; an HF "
+                       "folder carries its own config.json")
+    if not os.path.isdir(input_path):
+      raise InputError("--input=%s: not an HF model folder" % input_path)
+    config, encoder, heads, _ = pretrained.load_hf_model(input_path)
+    folder = input_path
+  else:
+    prefix = checkpoint_io.resolve_checkpoint(input_path)
+    folder = os.path.dirname(prefix)
+    config_file = bert_config_file or os.path.join(folder, "bert_config.json")
+    require_file(config_file, "bert_config_file")
+    config = BertConfig.from_json_file(config_file)
+    encoder, heads, _ = pretrained.load_tf1_model(config, prefix)
+  vocab = os.path.join(folder, "vocab.txt")
+  return (config, checkpoint_io.tf1_name_map(encoder, **heads),
+          vocab if os.path.isfile(vocab) else None)
+
+
+def convert(input_path, input_format, output_dir, bert_config_file=None):
+  """Writes the converted checkpoint into `output_dir`; returns its prefix."""
+  config, name_map, vocab = _load(input_path, input_format, bert_config_file)
+  os.makedirs(output_dir, exist_ok=True)
+  tmp_dir = tempfile.mkdtemp(prefix=".convert-", dir=output_dir)
+  try:
+    checkpoint_io.save_tf1_checkpoint(os.path.join(tmp_dir, _CKPT_NAME),
+                                      name_map)
+    with open(os.path.join(tmp_dir, "bert_config.json"), "w") as f:
+      f.write(config.to_json_string())
+    if vocab:
+      shutil.copyfile(vocab, os.path.join(tmp_dir, "vocab.txt"))
+    # The state file goes last: it is what readers look for.
+    names = sorted(os.listdir(tmp_dir), key=lambda n: n == "checkpoint")
+    for name in names:
+      os.replace(os.path.join(tmp_dir, name), os.path.join(output_dir, name))
+  finally:
+    shutil.rmtree(tmp_dir, ignore_errors=True)
+  logging.info("wrote %d variables to %s", len(name_map), output_dir)
+  return os.path.join(output_dir, _CKPT_NAME)
+
+
+def main(argv):
+  del argv
+  if not FLAGS.input:
+    raise InputError("--input is required")
+  if not FLAGS.output_dir:
+    raise InputError("--output_dir is required")
+  convert(FLAGS.input, FLAGS.input_format, FLAGS.output_dir,
+          FLAGS.bert_config_file)
+
+
+def run():
+  """Console-script entry point."""
+  define_flags()
+  app.run(run_cli(main))
+
+
+if __name__ == "__main__":
+  run()

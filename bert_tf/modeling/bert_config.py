@@ -1,0 +1,92 @@
+"""`BertConfig`: the architecture hyper-parameters of a BERT model.
+
+Same keys and defaults as the original `modeling.BertConfig`; keys it does not
+know (e.g. the `pooler_*` and `directionality` entries of the multilingual
+configs) are kept as attributes and written back by `to_json_string`.
+
+Example:
+    config = BertConfig.from_json_file("uncased_L-12_H-768_A-12/bert_config.json")
+    config.check_max_seq_length(384)
+    print(config.hidden_size, config.num_hidden_layers)
+
+`hidden_act` accepts the original values `gelu` (tanh approximation, as the
+original), `relu`, `tanh`, `linear` (or empty), plus `gelu_exact`: the exact
+erf GELU that HuggingFace calls `"gelu"`, used by imported HF models.
+"""
+
+import copy
+import json
+
+from bert_tf.io_utils import InputError
+
+# Every LayerNorm of the original (`layer_norm` in modeling.py).
+LAYER_NORM_EPSILON = 1e-12
+
+_DEFAULTS = (
+    ("vocab_size", None),
+    ("hidden_size", 768),
+    ("num_hidden_layers", 12),
+    ("num_attention_heads", 12),
+    ("intermediate_size", 3072),
+    ("hidden_act", "gelu"),
+    ("hidden_dropout_prob", 0.1),
+    ("attention_probs_dropout_prob", 0.1),
+    ("max_position_embeddings", 512),
+    ("type_vocab_size", 16),
+    ("initializer_range", 0.02),
+)
+
+
+class BertConfig:
+  """Configuration of a `BertEncoder` (original keys, original defaults)."""
+
+  def __init__(self, vocab_size, **kwargs):
+    values = dict(_DEFAULTS)
+    values.update(kwargs)
+    values["vocab_size"] = vocab_size
+    for key, value in values.items():
+      setattr(self, key, value)
+
+  @classmethod
+  def from_dict(cls, json_object):
+    """Builds a config from a dict; unknown keys are kept as attributes."""
+    if "vocab_size" not in json_object:
+      raise InputError("BERT config has no 'vocab_size'")
+    values = dict(json_object)
+    return cls(values.pop("vocab_size"), **values)
+
+  @classmethod
+  def from_json_file(cls, json_file):
+    """Reads a `bert_config.json`; a missing or malformed file is an InputError."""
+    try:
+      with open(json_file, "rb") as reader:
+        data = json.loads(reader.read().decode("utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as e:
+      raise InputError("cannot read BERT config %s: %s" %
+                       (json_file, str(e).splitlines()[0])) from e
+    if not isinstance(data, dict):
+      raise InputError("BERT config %s is not a JSON object" % json_file)
+    try:
+      return cls.from_dict(data)
+    except InputError as e:
+      raise InputError("%s: %s" % (json_file, e)) from e
+
+  def to_dict(self):
+    return copy.deepcopy(self.__dict__)
+
+  def to_json_string(self):
+    return json.dumps(self.to_dict(), indent=2, sort_keys=True) + "\n"
+
+  def check_max_seq_length(self, max_seq_length):
+    """Raises InputError if sequences would not fit the position table."""
+    if max_seq_length > self.max_position_embeddings:
+      raise InputError(
+          "max_seq_length %d is longer than the model's "
+          "max_position_embeddings %d" %
+          (max_seq_length, self.max_position_embeddings))
+
+  def __eq__(self, other):
+    return isinstance(other, BertConfig) and self.__dict__ == other.__dict__
+
+  def __repr__(self):
+    return "BertConfig(%s)" % self.to_json_string().replace("\n", " ")

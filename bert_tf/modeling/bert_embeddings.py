@@ -1,0 +1,63 @@
+"""`BertEmbeddings`: word + token-type + position embeddings, LayerNorm, dropout.
+
+Example:
+    embeddings = BertEmbeddings(config)
+    x = embeddings(input_ids, segment_ids, training=False)  # [B, S, H]
+
+Variables map 1:1 to the original `bert/embeddings/*` (see `tf1_variables`).
+There is no position-id input: rows 0..S-1 of the position table are used.
+"""
+
+import keras
+
+from bert_tf.modeling import layer_utils
+
+
+class BertEmbeddings(keras.layers.Layer):
+  """The original `embedding_lookup` + `embedding_postprocessor`."""
+
+  def __init__(self, config, **kwargs):
+    super().__init__(**kwargs)
+    self.config = config
+    self.layer_norm = layer_utils.layer_norm("LayerNorm", self.dtype_policy)
+    self.dropout = keras.layers.Dropout(
+        config.hidden_dropout_prob, dtype=self.dtype_policy)
+    self.build(None)
+
+  def build(self, input_shape):
+    del input_shape  # All shapes come from the config.
+    c = self.config
+    init = layer_utils.create_initializer(c.initializer_range)
+    self.word_embeddings = self.add_weight(
+        shape=(c.vocab_size, c.hidden_size), initializer=init,
+        name="word_embeddings")
+    self.token_type_embeddings = self.add_weight(
+        shape=(c.type_vocab_size, c.hidden_size), initializer=init,
+        name="token_type_embeddings")
+    self.position_embeddings = self.add_weight(
+        shape=(c.max_position_embeddings, c.hidden_size), initializer=init,
+        name="position_embeddings")
+    self.layer_norm.build((None, None, c.hidden_size))
+
+  def call(self, input_ids, segment_ids, training=False):
+    seq_length = input_ids.shape[1]
+    if seq_length is not None:
+      self.config.check_max_seq_length(seq_length)
+    else:
+      seq_length = keras.ops.shape(input_ids)[1]
+    x = keras.ops.take(self.word_embeddings, input_ids, axis=0)
+    x = x + keras.ops.take(self.token_type_embeddings, segment_ids, axis=0)
+    positions = keras.ops.slice(self.position_embeddings, (0, 0),
+                                (seq_length, self.config.hidden_size))
+    x = x + positions[None]
+    return self.dropout(self.layer_norm(x), training=training)
+
+  def tf1_variables(self, prefix="bert/embeddings"):
+    names = {
+        prefix + "/word_embeddings": self.word_embeddings,
+        prefix + "/token_type_embeddings": self.token_type_embeddings,
+        prefix + "/position_embeddings": self.position_embeddings,
+    }
+    names.update(
+        layer_utils.layer_norm_variables(prefix + "/LayerNorm", self.layer_norm))
+    return names

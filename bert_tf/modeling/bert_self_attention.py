@@ -1,0 +1,70 @@
+"""`BertSelfAttention`: the original `attention_layer` for self-attention.
+
+Example:
+    attention = BertSelfAttention(config)
+    context = attention(x, attention_adder, training=False)  # [B, S, H]
+
+q, k, v are fused H->H projections (kernels [H, H], as the TF1 variables);
+scores are multiplied by 1/sqrt(H/A) after q.k^T, padded keys get -10000
+(`attention_adder` from `layer_utils.additive_attention_mask`), the softmax
+runs in float32 and dropout is applied to the probabilities.
+"""
+
+import math
+
+import keras
+
+from bert_tf.modeling import layer_utils
+from bert_tf.io_utils import InputError
+
+
+class BertSelfAttention(keras.layers.Layer):
+  """Multi-head self-attention with the original's math and variable layout."""
+
+  def __init__(self, config, **kwargs):
+    super().__init__(**kwargs)
+    if config.hidden_size % config.num_attention_heads:
+      raise InputError(
+          "hidden_size %d is not a multiple of num_attention_heads %d" %
+          (config.hidden_size, config.num_attention_heads))
+    self.num_heads = config.num_attention_heads
+    self.head_size = config.hidden_size // config.num_attention_heads
+    policy = self.dtype_policy
+    self.query = layer_utils.dense(config, config.hidden_size, "query", policy)
+    self.key = layer_utils.dense(config, config.hidden_size, "key", policy)
+    self.value = layer_utils.dense(config, config.hidden_size, "value", policy)
+    self.dropout = keras.layers.Dropout(
+        config.attention_probs_dropout_prob, dtype=policy)
+    for layer in (self.query, self.key, self.value):
+      layer.build((None, None, config.hidden_size))
+
+  def _split_heads(self, x):
+    """[B, S, H] -> [B, A, S, H/A]."""
+    shape = keras.ops.shape(x)
+    x = keras.ops.reshape(x, (shape[0], shape[1], self.num_heads,
+                              self.head_size))
+    return keras.ops.transpose(x, (0, 2, 1, 3))
+
+  def call(self, x, attention_adder, training=False):
+    q = self._split_heads(self.query(x))
+    k = self._split_heads(self.key(x))
+    v = self._split_heads(self.value(x))
+    scores = keras.ops.matmul(q, keras.ops.transpose(k, (0, 1, 3, 2)))
+    scores = scores * (1.0 / math.sqrt(float(self.head_size)))
+    # Masking and softmax in float32: exp() is unsafe in fp16. (Keras casts
+    # float call arguments to the compute dtype; -10000 survives that.)
+    scores = (keras.ops.cast(scores, "float32") +
+              keras.ops.cast(attention_adder, "float32"))
+    probs = keras.ops.cast(keras.ops.softmax(scores, axis=-1), x.dtype)
+    probs = self.dropout(probs, training=training)
+    context = keras.ops.transpose(keras.ops.matmul(probs, v), (0, 2, 1, 3))
+    shape = keras.ops.shape(context)
+    return keras.ops.reshape(
+        context, (shape[0], shape[1], self.num_heads * self.head_size))
+
+  def tf1_variables(self, prefix):
+    names = {}
+    for name, layer in (("query", self.query), ("key", self.key),
+                        ("value", self.value)):
+      names.update(layer_utils.dense_variables(prefix + "/" + name, layer))
+    return names

@@ -1,0 +1,60 @@
+"""`TransformerBlock`: one post-LN BERT layer (`bert/encoder/layer_i`).
+
+Example:
+    block = TransformerBlock(config, name="layer_0")
+    y = block(x, attention_adder, training=False)  # [B, S, H]
+
+    a = LayerNorm(dropout(Dense_H(self_attention(x))) + x)
+    y = LayerNorm(dropout(Dense_H(act(Dense_I(a)))) + a)
+"""
+
+import keras
+
+from bert_tf.modeling import layer_utils
+from bert_tf.modeling.activations import get_activation
+from bert_tf.modeling.bert_self_attention import BertSelfAttention
+
+
+class TransformerBlock(keras.layers.Layer):
+  """Self-attention + feed-forward, each with residual and LayerNorm."""
+
+  def __init__(self, config, **kwargs):
+    super().__init__(**kwargs)
+    policy = self.dtype_policy
+    h, i = config.hidden_size, config.intermediate_size
+    self.attention = BertSelfAttention(config, name="self", dtype=policy)
+    self.attention_output = layer_utils.dense(config, h, "dense", policy)
+    self.attention_layer_norm = layer_utils.layer_norm("LayerNorm", policy)
+    self.intermediate = layer_utils.dense(
+        config, i, "intermediate_dense", policy,
+        activation=get_activation(config.hidden_act))
+    self.output_dense = layer_utils.dense(config, h, "output_dense", policy)
+    self.output_layer_norm = layer_utils.layer_norm("output_LayerNorm", policy)
+    self.dropout = keras.layers.Dropout(config.hidden_dropout_prob,
+                                        dtype=policy)
+    for layer, width in ((self.attention_output, h), (self.intermediate, h),
+                         (self.output_dense, i)):
+      layer.build((None, None, width))
+    for layer in (self.attention_layer_norm, self.output_layer_norm):
+      layer.build((None, None, h))
+
+  def call(self, x, attention_adder, training=False):
+    context = self.attention(x, attention_adder, training=training)
+    a = self.dropout(self.attention_output(context), training=training)
+    a = self.attention_layer_norm(a + x)
+    y = self.dropout(self.output_dense(self.intermediate(a)),
+                     training=training)
+    return self.output_layer_norm(y + a)
+
+  def tf1_variables(self, prefix):
+    """Original names under `prefix` (e.g. `bert/encoder/layer_0`)."""
+    names = self.attention.tf1_variables(prefix + "/attention/self")
+    for scope, layer in (("attention/output/dense", self.attention_output),
+                         ("intermediate/dense", self.intermediate),
+                         ("output/dense", self.output_dense)):
+      names.update(layer_utils.dense_variables(prefix + "/" + scope, layer))
+    for scope, layer in (("attention/output/LayerNorm",
+                          self.attention_layer_norm),
+                         ("output/LayerNorm", self.output_layer_norm)):
+      names.update(layer_utils.layer_norm_variables(prefix + "/" + scope, layer))
+    return names

@@ -1,0 +1,167 @@
+r"""In-graph BERT tokenization with tensorflow_text, for serving and tf.data.
+
+`TfTextTokenizer` maps raw UTF-8 strings [B] to ragged word-piece ids
+[B, None] with the ids `tokenization.FullTokenizer` gives; `pack` builds the
+original's `[CLS] a [SEP] (b [SEP])` model inputs. Both are plain TF ops, so
+they run in tf.data and export inside a SavedModel that takes raw text.
+
+The word pieces come from `text.FastBertTokenizer` (linear-time WordPiece,
+faster than `text.BertTokenizer` and as exact here). Its own normaliser does
+not match the original (its lower-casing is NFKC case folding: "ﬁ" -> "fi",
+"²" -> "2", "ß" -> "ss"; it turns Cc/Cf into spaces instead of deleting them),
+so the text is normalised first with ops that restate the original:
+  1. drop bytes that are not UTF-8, as `decode("utf-8", "ignore")` does;
+  2. delete U+0000, U+FFFD and every Cc/Cf character except \t \n \r;
+  3. map \t \n \r, Zs, U+2028 and U+2029 to a space (Python's `split()`
+     splits on the last two);
+  4. if lower-casing: `str.lower` (full mapping, final sigma included), NFD,
+     drop Mn.
+FastBertTokenizer then splits on spaces, punctuation (ASCII symbols and P*)
+and CJK ideographs like the original. Its word limit counts UTF-8 bytes, the
+original's counts characters (a word over 200 gives [UNK]), so a row with a
+run of 51 or more non-space characters (the only kind that can hold a word
+over 200 bytes) is redone on an exact path that splits words, counts their
+characters and word-pieces each one; natural text rarely takes it.
+
+Checked against FullTokenizer on every code point (as "xCy C z"), the golden
+edge cases and corpus sample, SQuAD dev, and random invalid UTF-8. The one
+known disagreement: characters that Python 3.11's `unicodedata` (Unicode 14)
+leaves unassigned (Cn) but TF's ICU knows, 65 code points in uncased mode
+and 30 in cased, e.g. U+0ECE (Lao Yamakkan: Mn in ICU, so stripped when
+lower-casing), U+11F43 (Kawi danda: punctuation in ICU, so split off) and
+U+13439 (an Egyptian hieroglyph format control: Cf in ICU, so deleted). A
+Python with another Unicode version moves this set; the original itself
+depends on it.
+
+Example:
+    tokenizer = TfTextTokenizer("vocab.txt", do_lower_case=True)
+    ids = tokenizer(tf.constant(["Who wrote it?"]))   # ragged int32 [1, None]
+    features = tokenizer.pack([ids, tokenizer(contexts)], max_seq_length=384)
+"""
+
+import keras
+import tensorflow as tf
+import tensorflow_text as text
+
+from bert_tf.tokenizers import tokenization
+
+_DELETE = r"[\x00-\x08\x0B\x0C\x0E-\x1F\x7F-\x9F\p{Cf}\x{FFFD}]"
+_SPACE = r"[\t\n\r\p{Zs}\x{2028}\x{2029}]"
+_MAX_CHARS_PER_WORD = 200  # the original WordpieceTokenizer's limit
+_LONG_RUN = r".*[^ ]{%d}.*" % (_MAX_CHARS_PER_WORD // 4 + 1)
+# Characters that are words on their own: punctuation and CJK ideographs.
+_WORD_DELIMITERS = (
+    r"[!-/:-@\[-`{-~\p{P}\x{4E00}-\x{9FFF}\x{3400}-\x{4DBF}"
+    r"\x{20000}-\x{2A6DF}\x{2A700}-\x{2B73F}\x{2B740}-\x{2B81F}"
+    r"\x{2B820}-\x{2CEAF}\x{F900}-\x{FAFF}\x{2F800}-\x{2FA1F}]")
+
+
+def normalize(texts, do_lower_case):
+  """The original's `_clean_text` (and lower-casing + accent stripping)."""
+  # Bytes that are not UTF-8 are dropped, as by decode("utf-8", "ignore").
+  texts = tf.strings.unicode_transcode(texts, "UTF-8", "UTF-8",
+                                       errors="ignore")
+  texts = tf.strings.regex_replace(texts, _DELETE, "")
+  texts = tf.strings.regex_replace(texts, _SPACE, " ")
+  if do_lower_case:
+    texts = tf.strings.lower(texts, encoding="utf-8")
+    texts = text.normalize_utf8(texts, "NFD")
+    texts = tf.strings.regex_replace(texts, r"\p{Mn}", "")
+  return texts
+
+
+def pack_inputs(segments, max_seq_length, cls_id, sep_id):
+  """Packs one or two ragged id segments [B, None] as the original does.
+
+  Pairs are truncated longest-first, popping from the end of the longer
+  segment and from the second on ties (`_truncate_seq_pair`), to
+  max_seq_length - 3; `RoundRobinTrimmer` yields exactly these lengths for
+  two segments. A single segment keeps its first max_seq_length - 2 ids. Like
+  the original, a row whose second segment is empty is packed as a single
+  text, and one whose second segment is truncated away (max_seq_length <= 4)
+  gets no second [SEP]. Returns int32 [B, max_seq_length] `input_ids`,
+  `input_mask`, `segment_ids`, zero-padded.
+  """
+  if len(segments) not in (1, 2):
+    raise ValueError("pack_inputs takes 1 or 2 segments, got %d" %
+                     len(segments))
+  pack = lambda segs: _combine(segs, max_seq_length, cls_id, sep_id)
+  single = pack(text.RoundRobinTrimmer(max_seq_length - 2).trim(segments[:1]))
+  if len(segments) == 1:
+    return single
+  trimmed = text.RoundRobinTrimmer(max_seq_length - 3).trim(segments)
+  pair, lone_a = pack(trimmed), pack(trimmed[:1])
+  has_b = tf.expand_dims(segments[1].row_lengths() > 0, 1)
+  kept_b = tf.expand_dims(trimmed[1].row_lengths() > 0, 1)
+  return {k: tf.where(has_b, tf.where(kept_b, pair[k], lone_a[k]), single[k])
+          for k in pair}
+
+
+def _combine(segments, max_seq_length, cls_id, sep_id):
+  ids, segment_ids = text.combine_segments(segments, cls_id, sep_id)
+  input_ids, input_mask = text.pad_model_inputs(ids, max_seq_length)
+  segment_ids, _ = text.pad_model_inputs(segment_ids, max_seq_length)
+  return {"input_ids": tf.cast(input_ids, tf.int32),
+          "input_mask": tf.cast(input_mask, tf.int32),
+          "segment_ids": tf.cast(segment_ids, tf.int32)}
+
+
+def _id_ordered_tokens(vocab_file):
+  """Token of each id; ids the original never emits get unmatchable names."""
+  inv = {i: t for t, i in tokenization.load_vocab(vocab_file).items() if t}
+  # A duplicated token keeps only its last id and an empty line is no token;
+  # "[" is split off as punctuation, so these names can never match a word.
+  return [inv.get(i, "[unreachable %d]" % i) for i in range(max(inv) + 1)]
+
+
+class TfTextTokenizer(keras.layers.Layer):
+  """Raw strings [B] -> ragged int32 word-piece ids [B, None], in-graph."""
+
+  def __init__(self, vocab_file, do_lower_case=True, **kwargs):
+    super().__init__(trainable=False, **kwargs)
+    self.vocab_file = vocab_file
+    self.do_lower_case = do_lower_case
+    tokens = _id_ordered_tokens(vocab_file)
+    self.cls_id = tokens.index("[CLS]")
+    self.sep_id = tokens.index("[SEP]")
+    self._fast = text.FastBertTokenizer(
+        vocab=tokens, max_bytes_per_word=_MAX_CHARS_PER_WORD,
+        token_out_type=tf.int32)
+    # Exact path: at most 4 bytes per character.
+    self._wordpiece = text.FastWordpieceTokenizer(
+        vocab=tokens, max_bytes_per_word=4 * _MAX_CHARS_PER_WORD,
+        token_out_type=tf.int32, no_pretokenization=True)
+
+  def call(self, texts):
+    texts = normalize(tf.convert_to_tensor(texts, tf.string),
+                      self.do_lower_case)
+    ids = self._fast.tokenize(texts)
+    # A word over 200 bytes has a run of >= 51 non-space characters; only
+    # such rows can need the exact path.
+    redo = tf.strings.regex_full_match(texts, _LONG_RUN)
+    redo_rows = tf.where(redo)[:, 0]
+    keep_rows = tf.where(tf.logical_not(redo))[:, 0]
+    merged = tf.concat([tf.gather(ids, keep_rows),
+                        self._exact_ids(tf.gather(texts, redo_rows))], 0)
+    return tf.gather(merged, tf.argsort(tf.concat([keep_rows, redo_rows], 0)))
+
+  def _exact_ids(self, texts):
+    """Word-pieces each word; a word of over 200 characters is [UNK]."""
+    words = text.regex_split(texts, r"\s+|" + _WORD_DELIMITERS,
+                             _WORD_DELIMITERS)
+    too_long = tf.strings.length(words.flat_values, unit="UTF8_CHAR") > (
+        _MAX_CHARS_PER_WORD)
+    words = words.with_flat_values(
+        tf.where(too_long, "[UNK]", words.flat_values))
+    return self._wordpiece.tokenize(words).merge_dims(1, 2)
+
+  def pack(self, segments, max_seq_length):
+    """`pack_inputs` with this vocab's [CLS] and [SEP] ids."""
+    return pack_inputs(segments, max_seq_length, self.cls_id, self.sep_id)
+
+  def get_config(self):
+    config = super().get_config()
+    config.update(vocab_file=self.vocab_file,
+                  do_lower_case=self.do_lower_case)
+    return config
+

@@ -1,0 +1,172 @@
+"""The original BERT optimizer, schedule and clipping order, Keras 3 style.
+
+`create_optimizer` returns an optimizer that does everything one original
+training step did: global-norm clipping to 1.0 after the cross-replica sum
+(`AllReduceThenClip`), the rate of step `optimizer.iterations`
+(`WarmupLinearDecay`) and the `AdamWeightDecay` update. So
+`optimizer.apply(grads, variables)` alone reproduces one step of the
+original `optimization.create_optimizer`.
+
+* WarmupLinearDecay: linear warmup from 0, then linear decay to 0 counted
+  from step 0 (not from the end of warmup), as the original: the rate drops
+  at the end of warmup from ~init_lr to init_lr * (1 - W/T).
+* AllReduceThenClip: Keras clips each replica's gradients before the
+  all-reduce, so 2 replicas would clip half-batch gradients; the original on
+  one device clips the whole batch's gradient. The mixin sums first, then
+  clips (callers scale each replica's loss by 1/num_replicas).
+* AdamWeightDecay: Adam without bias correction, epsilon outside the square
+  root, decoupled weight decay (`update += rate * param`) skipped for every
+  variable whose path matches an exclusion pattern (`re.search`, as the
+  original on TF1 names; our Keras paths keep the TF1 scope names, e.g.
+  `bert/encoder/layer_0/output/LayerNorm/gamma`).
+
+Example:
+    opt = create_optimizer(5e-5, num_train_steps=1000, num_warmup_steps=100)
+    opt.apply(grads, model.trainable_variables)
+    WarmupLinearDecay(5e-5, 1000, 100)(100)  # 4.5e-05
+"""
+
+import re
+
+import keras
+import tensorflow as tf
+
+from bert_tf.io_utils import InputError
+
+OPTIMIZER_TYPES = ("adamw", "lamb")
+
+
+class WarmupLinearDecay(keras.optimizers.schedules.LearningRateSchedule):
+  """lr(t) = init_lr*t/W for t < W, else init_lr*(1 - min(t, T)/T)."""
+
+  def __init__(self, init_lr, num_train_steps, num_warmup_steps):
+    self.init_lr = init_lr
+    self.num_train_steps = num_train_steps
+    self.num_warmup_steps = num_warmup_steps
+
+  def __call__(self, step):
+    step = tf.cast(step, tf.float32)
+    init_lr = tf.constant(self.init_lr, tf.float32)
+    # polynomial_decay(power=1, end=0, cycle=False) of the original.
+    done = tf.minimum(step, float(self.num_train_steps)) / float(
+        self.num_train_steps)
+    decayed = init_lr * (1.0 - done)
+    if not self.num_warmup_steps:
+      return decayed
+    warmup = init_lr * (step / float(self.num_warmup_steps))
+    return tf.where(step < float(self.num_warmup_steps), warmup, decayed)
+
+  def get_config(self):
+    return {"init_lr": self.init_lr, "num_train_steps": self.num_train_steps,
+            "num_warmup_steps": self.num_warmup_steps}
+
+
+class AllReduceThenClip:
+  """Overrides the two Keras hooks that fix the reduce/clip order."""
+
+  def _clip_gradients(self, grads):
+    ctx = tf.distribute.get_replica_context()
+    if ctx is not None and ctx.num_replicas_in_sync > 1:
+      grads = ctx.all_reduce(tf.distribute.ReduceOp.SUM, list(grads))
+    return super()._clip_gradients(grads)
+
+  def _all_reduce_sum_gradients(self, grads_and_vars):
+    # Already summed in `_clip_gradients`, which every apply path calls.
+    return list(grads_and_vars)
+
+
+DEFAULT_EXCLUDE = ("LayerNorm", "layer_norm", "bias")
+
+
+def variable_key(variable):
+  """The name the exclusion patterns are matched against (Keras path)."""
+  return getattr(variable, "path", None) or variable.name
+
+
+class AdamWeightDecay(AllReduceThenClip, keras.optimizers.Optimizer):
+  """Adam with decoupled weight decay and no bias correction (BERT's)."""
+
+  def __init__(self, learning_rate=0.001, weight_decay_rate=0.01, beta_1=0.9,
+               beta_2=0.999, epsilon=1e-6,
+               exclude_from_weight_decay=DEFAULT_EXCLUDE,
+               name="AdamWeightDecay", **kwargs):
+    super().__init__(learning_rate=learning_rate, name=name, **kwargs)
+    self.weight_decay_rate = weight_decay_rate
+    self.beta_1 = beta_1
+    self.beta_2 = beta_2
+    self.epsilon = epsilon
+    self.exclude_patterns = tuple(exclude_from_weight_decay or ())
+
+  def uses_weight_decay(self, variable):
+    """True unless a pattern is found in the variable's path."""
+    if not self.weight_decay_rate:
+      return False
+    key = variable_key(variable)
+    return not any(re.search(p, key) for p in self.exclude_patterns)
+
+  def build(self, var_list):
+    if self.built:
+      return
+    super().build(var_list)
+    self._m, self._v = self.add_optimizer_variables(var_list, ["m", "v"])
+    self._decay = [self.uses_weight_decay(v) for v in var_list]
+
+  def update_step(self, gradient, variable, learning_rate):
+    index = self._get_variable_index(variable)
+    m, v = self._m[index], self._v[index]
+    dtype = variable.dtype
+    gradient = keras.ops.cast(gradient, dtype)
+    lr = keras.ops.cast(learning_rate, dtype)
+    self.assign(m, self.beta_1 * m + (1.0 - self.beta_1) * gradient)
+    self.assign(v, self.beta_2 * v + (1.0 - self.beta_2) *
+                keras.ops.square(gradient))
+    update = m / (keras.ops.sqrt(v) + self.epsilon)
+    if self._decay[index]:
+      update += self.weight_decay_rate * variable
+    self.assign_sub(variable, lr * update)
+
+  def get_config(self):
+    config = super().get_config()
+    config.update({
+        "weight_decay_rate": self.weight_decay_rate, "beta_1": self.beta_1,
+        "beta_2": self.beta_2, "epsilon": self.epsilon,
+        "exclude_from_weight_decay": list(self.exclude_patterns)})
+    return config
+
+
+class _Lamb(AllReduceThenClip, keras.optimizers.Lamb):
+  """Core Keras LAMB with the BERT reduce-then-clip order."""
+
+
+def create_optimizer(init_lr, num_train_steps, num_warmup_steps,
+                     optimizer_type="adamw", weight_decay_rate=0.01,
+                     clip_norm=1.0):
+  """Returns a Keras optimizer with the original's exact update rule.
+
+  Args:
+    init_lr: peak learning rate (`--learning_rate`).
+    num_train_steps: optimizer updates until the rate reaches 0.
+    num_warmup_steps: linear warmup length; 0 disables warmup.
+    optimizer_type: "adamw" (original AdamWeightDecay) or "lamb" (Keras
+      LAMB, for large-batch pre-training; epsilon 1e-6, same exclusions).
+    weight_decay_rate: decoupled weight decay for non-excluded variables.
+    clip_norm: global-norm clipping threshold; None disables clipping.
+  """
+  if num_train_steps <= 0:
+    raise InputError("num_train_steps must be positive, got %r" %
+                     num_train_steps)
+  schedule = WarmupLinearDecay(init_lr, num_train_steps, num_warmup_steps)
+  if optimizer_type == "adamw":
+    return AdamWeightDecay(learning_rate=schedule,
+                           weight_decay_rate=weight_decay_rate,
+                           global_clipnorm=clip_norm)
+  if optimizer_type == "lamb":
+    optimizer = _Lamb(learning_rate=schedule, epsilon=1e-6,
+                      weight_decay=weight_decay_rate or None,
+                      global_clipnorm=clip_norm, name="Lamb")
+    # Keras matches these against the short name (`gamma`, `beta`, `bias`).
+    optimizer.exclude_from_weight_decay(
+        var_names=["LayerNorm", "layer_norm", "bias", "gamma", "beta"])
+    return optimizer
+  raise InputError("--optimizer must be one of %s, got %r" %
+                   ("|".join(OPTIMIZER_TYPES), optimizer_type))

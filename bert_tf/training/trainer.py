@@ -1,0 +1,388 @@
+"""`Trainer`: the Estimator replacement (train / evaluate / predict).
+
+A custom training loop under a `tf.distribute` strategy: `iterations_per_loop`
+steps per host call, optional XLA for the forward/backward pass, dynamic loss
+scaling under `mixed_float16`, gradient accumulation, checkpoints and
+TensorBoard summaries in `output_dir`, and resume from the latest checkpoint
+(model, optimizer slots, dropout RNG state, step and input position: the
+iterator is checkpointed on the default strategy; distributed iterators
+resume by skipping the batches already consumed, exact in deterministic mode).
+The global step is `optimizer.iterations` (one per update).
+
+Batch sizes stay global and per *update*: with `gradient_accumulation_steps`
+N each per-replica batch is split into N micro-batches whose gradients are
+averaged before one `optimizer.apply`, so N trades memory for time without
+changing the maths (the loss-mean case is equal to the unsplit batch).
+
+Contract of `model_fn()` (called under `strategy.scope()`): returns
+`(model, loss_fn)` or `(model, loss_fn, metric_fn)` where
+* `model(features, training=...)` takes the whole feature dict of a batch and
+  returns a dict of tensors; it must be built (variables created);
+* `loss_fn(features, outputs)` -> scalar loss of that batch (the original's
+  batch-mean loss); replicas and micro-batches are averaged;
+* `metric_fn(features, outputs)` -> `{name: (numerator[B], denominator[B])}`;
+  `evaluate` reports sum(numerator) / sum(denominator) over real rows.
+`optimizer_fn()` returns a Keras optimizer (e.g. `create_optimizer(...)`).
+
+Example:
+    trainer = Trainer(model_fn, lambda: create_optimizer(5e-5, 1000, 100),
+                      "out", strategy, init_checkpoint_fn=load_tf1)
+    trainer.train(training_dataset_fn(files, specs, 32), num_steps=1000)
+    for row in trainer.predict(eval_dataset(files, specs, 8), 8,
+                               feature_keys=("unique_ids",)):
+      ...
+"""
+
+import os
+import shutil
+import tempfile
+import time
+
+from absl import logging
+import keras
+import numpy as np
+import tensorflow as tf
+from tensorflow.core.framework import summary_pb2
+import tqdm
+
+from bert_tf.training import batch_padding
+from bert_tf.training import distribution
+from bert_tf.io_utils import InputError
+
+# TensorBoard's scalar plugin tag, written with the core op so that the
+# `tensorboard` package is not needed at training time.
+_SCALAR_METADATA = summary_pb2.SummaryMetadata(
+    plugin_data=summary_pb2.SummaryMetadata.PluginData(plugin_name="scalars"))
+
+
+def _without_autotune(dataset):
+  """`dataset` with tf.data autotuning off.
+
+  The autotune thread does not wake up when its iterator is deleted: it
+  sleeps out its optimization period (doubling up to a minute), so every
+  run would stall that long after its last step. `AUTOTUNE` map and
+  prefetch sizes fall back to the core count and the prefetch buffer's own
+  tuning, which keep the input ahead of BERT's steps.
+  """
+  options = tf.data.Options()
+  options.autotune.enabled = False
+  return dataset.with_options(options)
+
+
+class Trainer:
+  """Trains, evaluates and predicts a Keras model under a strategy."""
+
+  def __init__(self, model_fn, optimizer_fn, output_dir, strategy=None,
+               iterations_per_loop=1000, save_checkpoints_steps=1000,
+               keep_checkpoint_max=5, gradient_accumulation_steps=1,
+               use_xla=False, init_checkpoint_fn=None, progress=True):
+    if gradient_accumulation_steps < 1:
+      raise InputError("--gradient_accumulation_steps must be >= 1, got %d" %
+                       gradient_accumulation_steps)
+    if iterations_per_loop < 1:
+      raise InputError("--iterations_per_loop must be >= 1, got %d" %
+                       iterations_per_loop)
+    self.strategy = strategy or tf.distribute.get_strategy()
+    self.output_dir = os.fspath(output_dir)
+    self.iterations_per_loop = iterations_per_loop
+    self.save_checkpoints_steps = save_checkpoints_steps
+    self.keep_checkpoint_max = keep_checkpoint_max
+    self.accumulation = gradient_accumulation_steps
+    self.use_xla = use_xla
+    self.init_checkpoint_fn = init_checkpoint_fn
+    self.progress = progress
+    with self.strategy.scope():
+      built = model_fn()
+      self.model, self.loss_fn = built[0], built[1]
+      self.metric_fn = built[2] if len(built) > 2 else None
+      optimizer = optimizer_fn()
+      if (keras.mixed_precision.global_policy().name == "mixed_float16" and
+          not isinstance(optimizer, keras.optimizers.LossScaleOptimizer)):
+        optimizer = keras.mixed_precision.LossScaleOptimizer(optimizer)
+      self.optimizer = optimizer
+      self.optimizer.build(self.model.trainable_variables)
+    self._synced_checkpoint = None  # Path whose values are in memory.
+    self._initialized = False
+    self._train_loop = None
+    self._grad_fn = tf.function(self._compute_gradients, jit_compile=use_xla)
+
+  @property
+  def global_step(self):
+    return int(self.optimizer.iterations.numpy())
+
+  # -- Checkpoints ----------------------------------------------------------
+
+  def _restore_or_init(self, checkpoint):
+    """Restores the latest checkpoint of output_dir, else runs init once."""
+    latest = tf.train.latest_checkpoint(self.output_dir)
+    if latest and latest != self._synced_checkpoint:
+      checkpoint.restore(latest).expect_partial()
+      self._synced_checkpoint = latest
+      logging.info("Resuming from checkpoint %s at step %d", latest,
+                   self.global_step)
+    elif not latest and not self._initialized and self.init_checkpoint_fn:
+      self.init_checkpoint_fn(self.model)
+    self._initialized = True
+
+  def _save(self, manager):
+    path = manager.save(checkpoint_number=self.global_step)
+    if distribution.is_chief(self.strategy):
+      self._synced_checkpoint = path
+      logging.info("Saved checkpoint %s", path)
+    else:  # Every worker must save; only the chief's copy is kept.
+      shutil.rmtree(manager.directory, ignore_errors=True)
+
+  def _manager(self, checkpoint):
+    directory = self.output_dir
+    if not distribution.is_chief(self.strategy):
+      directory = tempfile.mkdtemp(prefix="bert_tf_worker_ckpt_")
+    return tf.train.CheckpointManager(
+        checkpoint, directory, max_to_keep=self.keep_checkpoint_max,
+        checkpoint_name="ckpt")
+
+  # -- Training -------------------------------------------------------------
+
+  def _compute_gradients(self, features, scale):
+    variables = self.model.trainable_variables
+    with tf.GradientTape() as tape:
+      outputs = self.model(features, training=True)
+      loss = tf.cast(self.loss_fn(features, outputs), tf.float32) * scale
+      scaled_loss = self.optimizer.scale_loss(loss)
+    return loss, tape.gradient(scaled_loss, variables)
+
+  def _replica_step(self, features):
+    """One update on this replica's batch, as `accumulation` micro-batches."""
+    ctx = tf.distribute.get_replica_context()
+    n = self.accumulation
+    scale = 1.0 / (ctx.num_replicas_in_sync * n)
+    batch = tf.shape(tf.nest.flatten(features)[0])[0]
+    if n == 1:
+      loss, grads = self._grad_fn(features, scale)
+    else:
+      micro = batch_padding.split_batch(features, n)
+      loss, grads = self._grad_fn(batch_padding.take(micro, 0), scale)
+      present = [i for i, g in enumerate(grads) if g is not None]
+
+      def body(i, loss_sum, grad_sums):
+        step_loss, step_grads = self._grad_fn(
+            batch_padding.take(micro, i), scale)
+        return (i + 1, loss_sum + step_loss,
+                [s + step_grads[j] for s, j in zip(grad_sums, present)])
+
+      _, loss, sums = tf.while_loop(
+          lambda i, *_: i < n, body,
+          (tf.constant(1), loss, [grads[j] for j in present]))
+      grads = list(grads)
+      for j, total in zip(present, sums):
+        grads[j] = total
+    # Variables outside the loss (the pooler under SQuAD, as in the original)
+    # have no gradient: leave them out so Keras does not warn about them.
+    pairs = [(g, v) for g, v in zip(grads, self.model.trainable_variables)
+             if g is not None]
+    self.optimizer.apply([g for g, _ in pairs], [v for _, v in pairs])
+    return loss, batch
+
+  def _make_train_loop(self):
+    strategy = self.strategy
+
+    @tf.function
+    def train_loop(iterator, num_steps):
+      loss_sum = tf.constant(0.0)
+      examples = tf.constant(0)
+      for _ in tf.range(num_steps):
+        loss, batch = strategy.run(self._replica_step, args=(next(iterator),))
+        loss_sum += strategy.reduce(tf.distribute.ReduceOp.SUM, loss, None)
+        examples += strategy.reduce(tf.distribute.ReduceOp.SUM, batch, None)
+      return loss_sum / tf.cast(num_steps, tf.float32), examples
+
+    return train_loop
+
+  def _model_checkpoint(self, **more):
+    # Keras seed-generator states (dropout) are not tracked by the model's
+    # checkpoint dependencies; save them so resumed runs draw the same masks.
+    weights = {id(v) for v in self.model.weights}
+    random_states = [v for v in self.model.variables if id(v) not in weights]
+    return tf.train.Checkpoint(model=self.model, optimizer=self.optimizer,
+                               random_states=random_states, **more)
+
+  def _check_batch_size(self, dataset_fn):
+    replicas = self.strategy.num_replicas_in_sync
+    spec = dataset_fn(tf.distribute.InputContext(
+        num_replicas_in_sync=replicas)).element_spec
+    batch = tf.nest.flatten(spec)[0].shape[0]
+    if batch is None or batch % self.accumulation:
+      raise InputError(
+          "per-replica batch %s (global batch / %d replicas) must be static "
+          "and divisible by --gradient_accumulation_steps=%d" %
+          (batch, replicas, self.accumulation))
+
+  def _input_iterator(self, dataset_fn, step):
+    """The training iterator positioned at `step`, and the full checkpoint.
+
+    Iterators of the default strategy are checkpointed (exact, shuffle buffer
+    included); distributed iterators are not trackable, so they resume by
+    skipping the batches of the first `step` steps (exact in deterministic
+    mode, where the input order is reproducible).
+    """
+    def untuned_fn(ctx):
+      return _without_autotune(dataset_fn(ctx))
+
+    iterator = iter(self.strategy.distribute_datasets_from_function(
+        untuned_fn))
+    if isinstance(iterator, tf.__internal__.tracking.Trackable):
+      path = self._synced_checkpoint
+      names = [n for n, _ in tf.train.list_variables(path)] if path else []
+      if not step or any(n.startswith("data/") for n in names):
+        if step:
+          tf.train.Checkpoint(data=iterator).read(path).expect_partial()
+        return iterator, self._model_checkpoint(data=iterator)
+
+    def skipping_fn(ctx):
+      per_pipeline = ctx.num_replicas_in_sync // ctx.num_input_pipelines
+      return untuned_fn(ctx).skip(step * per_pipeline)
+
+    logging.info("Input: skipping the batches of %d steps", step)
+    iterator = iter(self.strategy.distribute_datasets_from_function(
+        skipping_fn))
+    return iterator, self._model_checkpoint()
+
+  def _next_stop(self, step, num_steps):
+    stop = min(num_steps, step + self.iterations_per_loop)
+    if self.save_checkpoints_steps:
+      every = self.save_checkpoints_steps
+      stop = min(stop, (step // every + 1) * every)
+    return stop
+
+  def train(self, dataset_fn, num_steps):
+    """Trains until `global_step == num_steps`, resuming from output_dir.
+
+    Args:
+      dataset_fn: `fn(tf.distribute.InputContext)` -> this input pipeline's
+        dataset, batched at the per-replica batch size (divisible by
+        `gradient_accumulation_steps`), e.g. `training_dataset_fn(...)`.
+      num_steps: total optimizer updates of the run (like `max_steps`).
+
+    Returns:
+      One stats dict per host loop run now (step, loss, learning_rate,
+      steps_per_sec, examples_per_sec); empty if already trained.
+    """
+    self._restore_or_init(self._model_checkpoint())
+    step = self.global_step
+    if step >= num_steps:
+      logging.info("Already trained to step %d (num_steps=%d); not training.",
+                   step, num_steps)
+      return []
+    self._check_batch_size(dataset_fn)
+    iterator, checkpoint = self._input_iterator(dataset_fn, step)
+    manager = self._manager(checkpoint)
+    self._train_loop = self._train_loop or self._make_train_loop()
+    chief = distribution.is_chief(self.strategy)
+    writer = (tf.summary.create_file_writer(self.output_dir) if chief
+              else tf.summary.create_noop_writer())
+    bar = tqdm.tqdm(total=num_steps, initial=step, unit="step",
+                    disable=None if (self.progress and chief) else True)
+    logging.info("Training from step %d to %d", step, num_steps)
+    history = []
+    with writer.as_default(), bar:
+      while step < num_steps:
+        start = time.time()
+        stop = self._next_stop(step, num_steps)
+        loss, examples = self._train_loop(iterator, tf.constant(stop - step))
+        loss, seconds = float(loss), time.time() - start
+        stats = {"loss": loss,
+                 "learning_rate": float(self.optimizer.learning_rate),
+                 "steps_per_sec": (stop - step) / seconds,
+                 "examples_per_sec": int(examples) / seconds}
+        for name, value in stats.items():
+          tf.summary.write(name, tf.constant(value, tf.float32), step=stop,
+                           metadata=_SCALAR_METADATA)
+        bar.update(stop - step)
+        bar.set_postfix(loss="%.4f" % loss,
+                        ex_per_s="%.1f" % stats["examples_per_sec"])
+        logging.info("step %d/%d: loss = %.5f, %.1f examples/s", stop,
+                     num_steps, loss, stats["examples_per_sec"])
+        history.append(dict(stats, step=stop))
+        step = stop
+        if (self.save_checkpoints_steps and
+            step % self.save_checkpoints_steps == 0) or step == num_steps:
+          self._save(manager)
+    writer.flush()
+    return history
+
+  # -- Evaluation and prediction -------------------------------------------
+
+  def _inference_batches(self, dataset, batch_size, fn):
+    """Yields numpy dicts of `fn(features, outputs)` for the real rows.
+
+    Every batch is padded to a fixed size (a multiple of the replica count),
+    so partial last batches work on every strategy, then the padding rows
+    are dropped again, keeping the input order.
+    """
+    self._restore_or_init(self._model_checkpoint())
+    replicas = self.strategy.num_replicas_in_sync
+    size = -(-batch_size // replicas) * replicas
+    padded = _without_autotune(
+        dataset.map(lambda f: batch_padding.pad_batch(f, size)))
+
+    def step(features):
+      features = dict(features)
+      valid = features.pop(batch_padding.VALID)
+      result = fn(features, self.model(features, training=False))
+      result[batch_padding.VALID] = valid
+      return result
+
+    if distribution.num_workers(self.strategy) > 1 or replicas == 1:
+      # Workers predict independently: no collectives, each sees all rows.
+      run = tf.function(step)
+      batches = (run(features) for features in padded)
+    else:
+      options = tf.data.Options()
+      options.experimental_distribute.auto_shard_policy = (
+          tf.data.experimental.AutoShardPolicy.OFF)
+      dist = self.strategy.experimental_distribute_dataset(
+          padded.with_options(options))
+      run = tf.function(lambda f: self.strategy.run(step, args=(f,)))
+      batches = (batch_padding.concat_replicas(self.strategy, run(f))
+                 for f in dist)
+    for result in batches:
+      result = {k: np.asarray(v) for k, v in result.items()}
+      valid = result.pop(batch_padding.VALID)
+      yield {k: v[valid] for k, v in result.items()}
+
+  def predict(self, dataset, batch_size, feature_keys=()):
+    """Yields one dict of numpy values per example, in input order.
+
+    Args:
+      dataset: global batches (last one may be partial), e.g. `eval_dataset`.
+      batch_size: the global batch size the dataset was batched with.
+      feature_keys: input features to pass through (e.g. `unique_ids`).
+    """
+    def fn(features, outputs):
+      result = dict(outputs)
+      result.update({k: features[k] for k in feature_keys})
+      return result
+
+    for batch in self._inference_batches(dataset, batch_size, fn):
+      for i in range(len(next(iter(batch.values())))):
+        yield {k: v[i] for k, v in batch.items()}
+
+  def evaluate(self, dataset, batch_size):
+    """Returns `{metric: sum(numerator)/sum(denominator), "global_step"}`."""
+    if self.metric_fn is None:
+      raise ValueError("evaluate() needs model_fn to return a metric_fn")
+
+    def fn(features, outputs):
+      metrics = self.metric_fn(features, outputs)
+      return {"%s/%s" % (name, part): tf.cast(value, tf.float64)
+              for name, pair in metrics.items()
+              for part, value in zip(("num", "den"), pair)}
+
+    totals = {}
+    for batch in self._inference_batches(dataset, batch_size, fn):
+      for key, values in batch.items():
+        totals[key] = totals.get(key, 0.0) + float(np.sum(values))
+    names = sorted({key.rsplit("/", 1)[0] for key in totals})
+    results = {n: totals[n + "/num"] / totals[n + "/den"]
+               if totals[n + "/den"] else float("nan") for n in names}
+    results["global_step"] = self.global_step
+    return results

@@ -1,0 +1,88 @@
+r"""Writes one split of a classifier task as a TFRecord file.
+
+The records are the ones the original run_classifier writes to
+train.tf_record / eval.tf_record / predict.tf_record: input_ids, input_mask,
+segment_ids, label_ids (int64; float for regression) and is_real_example.
+
+Example:
+    python -m data_prep.classifier --task_name=mrpc --data_dir=glue/MRPC \
+      --split=train --vocab_file=vocab.txt --do_lower_case \
+      --max_seq_length=128 --output_file=out/train.tf_record
+
+Tasks: cola, sst-2, mrpc, sts-b, qqp, mnli (matched dev/test), mnli-mm
+(mismatched dev/test), qnli, rte, wnli, xnli, and tsv for your own files (see
+data_prep/classifier/flags.py for --text_a_column, --labels, --regression...).
+"""
+
+import collections
+
+from absl import app
+from absl import flags
+
+from bert_tf.cli import bert_flags
+from bert_tf.tokenizers import tokenization
+from bert_tf.io_utils import InputError
+from bert_tf.io_utils import require_file
+from bert_tf.io_utils import run_cli
+from data_prep.classifier import flags as classifier_flags
+from data_prep.classifier import tasks as classifier_tasks
+from data_prep.classifier.processor import SPLITS
+
+FLAGS = flags.FLAGS
+
+def define_flags():
+  """Defines this command's flags (the original names and defaults)."""
+  flags.DEFINE_string("task_name", None, "The name of the task: " +
+                      ", ".join(classifier_tasks.TASK_NAMES) + ".")
+  flags.DEFINE_string("data_dir", None,
+                      "The input data dir. Should contain the .tsv files (or "
+                      "other data files) for the task.")
+  flags.DEFINE_enum("split", "train", SPLITS, "Which split to write.")
+  flags.DEFINE_string("input_file", None,
+                      "Read this file instead of the split's usual file in "
+                      "data_dir (same column layout).")
+  flags.DEFINE_integer("pad_to_multiple_of", 0,
+                       "If > 0, append padding examples (is_real_example=0) "
+                       "until the count is a multiple of this (TPU eval/predict "
+                       "batch size).")
+  flags.DEFINE_string("output_file", None, "Output TFRecord file.")
+  bert_flags.define_tokenizer_flags()
+  bert_flags.define_max_seq_length(128)
+  classifier_flags.define_task_flags()
+
+
+
+def main(_):
+  if not FLAGS.task_name:
+    raise InputError("--task_name is required")
+  if not FLAGS.data_dir and not FLAGS.input_file:
+    raise InputError("--data_dir (or --input_file) is required")
+  if not FLAGS.output_file:
+    raise InputError("--output_file is required")
+  require_file(FLAGS.vocab_file, "vocab_file")
+  processor = classifier_flags.processor_from_flags(FLAGS)
+  examples = processor.get_examples(FLAGS.split, FLAGS.input_file)
+  tokenizer = tokenization.FullTokenizer(FLAGS.vocab_file, FLAGS.do_lower_case)
+  # Imported late: TensorFlow takes seconds to load, input errors need not
+  # wait for it.
+  from data_prep.classifier import features as classifier_features  # pylint: disable=g-import-not-at-top
+  written = classifier_features.write_examples_to_tfrecord(
+      examples, processor.get_labels(), FLAGS.max_seq_length, tokenizer,
+      FLAGS.output_file, FLAGS.pad_to_multiple_of or None)
+  print("task=%s split=%s examples=%d padding=%d records=%d -> %s" %
+        (processor.name, FLAGS.split, len(examples), written - len(examples),
+         written, FLAGS.output_file))
+  if FLAGS.split != "test" and not processor.is_regression:
+    counts = collections.Counter(e.label for e in examples)
+    print("labels: " + ", ".join("%s=%d" % (label, counts[label])
+                                 for label in processor.get_labels()))
+
+
+def run():
+  """Console-script entry point."""
+  define_flags()
+  app.run(run_cli(main))
+
+
+if __name__ == "__main__":
+  run()

@@ -1,0 +1,132 @@
+"""Classifier featurization and TFRecords, as the original run_classifier.
+
+`convert_single_example` reproduces the original exactly: pairs are cut to
+max_seq_length - 3 word pieces by popping the last piece of the longer side
+(b on a tie), singles keep the first max_seq_length - 2; the layout is
+`[CLS] a [SEP] b [SEP]` with segment ids 0 up to the first [SEP] and 1 after
+(data_prep/common/sequence_pairs.py); everything is zero-padded. Padding examples
+become all zeros, label 0 and is_real_example 0. Regression labels are
+written as floats.
+
+Example:
+    tokenizer = tokenization.FullTokenizer("vocab.txt", do_lower_case=True)
+    n = write_examples_to_tfrecord(examples, processor.get_labels(), 128,
+                                   tokenizer, "out/train.tf_record")
+"""
+
+import collections
+
+from absl import logging
+import tensorflow as tf
+import tqdm
+
+from bert_tf.io_utils import InputError
+from bert_tf.io_utils import atomic_tfrecord_writer
+from data_prep.classifier.example import PaddingInputExample
+from data_prep.common.sequence_pairs import pack_tokens
+
+InputFeatures = collections.namedtuple(
+    "InputFeatures",
+    "input_ids input_mask segment_ids label_id is_real_example")
+
+_LOGGED_EXAMPLES = 5
+
+
+def _label_id(example, label_map):
+  """Index into the label list, or the float score when label_map is None."""
+  if label_map is None:
+    return float(example.label)
+  if example.label not in label_map:
+    raise InputError("example %s: unknown label %r (labels: %s)" %
+                     (example.guid, example.label, ", ".join(label_map)))
+  return label_map[example.label]
+
+
+def convert_single_example(example, label_list, max_seq_length, tokenizer):
+  """Returns InputFeatures; `label_list` None means a regression task."""
+  if isinstance(example, PaddingInputExample):
+    zeros = [0] * max_seq_length
+    return InputFeatures(zeros, zeros, zeros,
+                         0.0 if label_list is None else 0, 0)
+  label_map = None if label_list is None else {
+      label: i for i, label in enumerate(label_list)}
+  tokens_b = tokenizer.tokenize(example.text_b) if example.text_b else None
+  tokens, segment_ids = pack_tokens(tokenizer.tokenize(example.text_a),
+                                    tokens_b, max_seq_length)
+  input_ids = tokenizer.convert_tokens_to_ids(tokens)
+  padding = [0] * (max_seq_length - len(input_ids))
+  return InputFeatures(input_ids + padding, [1] * len(input_ids) + padding,
+                       segment_ids + padding, _label_id(example, label_map), 1)
+
+
+def padded_examples(examples, pad_to_multiple_of=None):
+  """`examples` plus PaddingInputExamples up to a multiple of the size."""
+  examples = list(examples)
+  if pad_to_multiple_of:
+    extra = -len(examples) % pad_to_multiple_of
+    examples.extend(PaddingInputExample() for _ in range(extra))
+  return examples
+
+
+def _int_feature(values):
+  return tf.train.Feature(int64_list=tf.train.Int64List(value=list(values)))
+
+
+def to_tf_example(features):
+  """A tf.train.Example with the original's five feature names."""
+  if isinstance(features.label_id, float):
+    label = tf.train.Feature(
+        float_list=tf.train.FloatList(value=[features.label_id]))
+  else:
+    label = _int_feature([features.label_id])
+  return tf.train.Example(features=tf.train.Features(feature={
+      "input_ids": _int_feature(features.input_ids),
+      "input_mask": _int_feature(features.input_mask),
+      "segment_ids": _int_feature(features.segment_ids),
+      "label_ids": label,
+      "is_real_example": _int_feature([int(features.is_real_example)]),
+  }))
+
+
+def _log_example(example, features, tokenizer):
+  logging.info("*** Example ***\nguid: %s\ntokens: %s\ninput_ids: %s\n"
+               "segment_ids: %s\nlabel: %s (id = %s)", example.guid,
+               " ".join(tokenizer.convert_ids_to_tokens(
+                   [i for i in features.input_ids if i])),
+               " ".join(map(str, features.input_ids)),
+               " ".join(map(str, features.segment_ids)),
+               getattr(example, "label", None), features.label_id)
+
+
+def write_examples_to_tfrecord(examples, label_list, max_seq_length,
+                               tokenizer, output_file,
+                               pad_to_multiple_of=None):
+  """Streams the examples' features to `output_file` (atomically).
+
+  Args:
+    examples: InputExamples (label strings, or floats for regression).
+    label_list: labels in id order; None for regression (float label_ids).
+    max_seq_length: padded length; at least 3.
+    tokenizer: a FullTokenizer (or anything with tokenize and
+      convert_tokens_to_ids / convert_ids_to_tokens).
+    output_file: TFRecord path.
+    pad_to_multiple_of: if set, append PaddingInputExamples until the record
+      count is a multiple of it (the original does this for eval/predict on
+      TPU, with the batch size).
+
+  Returns:
+    The number of records written, padding included.
+  """
+  if max_seq_length < 3:
+    raise InputError("--max_seq_length=%d: must be at least 3" %
+                     max_seq_length)
+  examples = padded_examples(examples, pad_to_multiple_of)
+  with atomic_tfrecord_writer(output_file) as writer:
+    for i, example in enumerate(tqdm.tqdm(examples, desc="featurize",
+                                          unit="ex", disable=None)):
+      features = convert_single_example(example, label_list, max_seq_length,
+                                        tokenizer)
+      if i < _LOGGED_EXAMPLES:
+        _log_example(example, features, tokenizer)
+      writer.write(to_tf_example(features).SerializeToString())
+  return len(examples)

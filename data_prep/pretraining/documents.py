@@ -1,0 +1,153 @@
+"""Reading pre-training text into tokenized documents, and sharding it.
+
+Input: one sentence per line, blank lines between documents. As in the
+original, lines are split on "\\n" only, decoded as UTF-8 (bad bytes dropped)
+and `strip()`ped; a blank line starts a new document, every other line
+becomes one tokenized segment (a line without tokens adds nothing), and empty
+documents are dropped. A document does not end at the end of a file: the
+next file's first lines continue it, as in the original.
+
+Example:
+    files = expand_input_files("wiki/*.txt,books.txt")
+    documents = read_documents([Shard(f) for f in files], tokenizer)
+"""
+
+import collections
+import glob
+import os
+
+from tqdm import tqdm
+
+from bert_tf.tokenizers import tokenization
+from bert_tf.io_utils import InputError, require_file
+from bert_tf.tokenizers.tokenization import convert_to_unicode
+
+# Bytes [start, end) of one input file; end None = to the end of the file.
+Shard = collections.namedtuple("Shard", ["path", "start", "end"],
+                               defaults=[0, None])
+
+
+def _is_remote(path):
+  return "://" in path
+
+
+def _gfile():
+  import tensorflow as tf  # pylint: disable=g-import-not-at-top
+  return tf.io.gfile
+
+
+def _open_binary(path):
+  return _gfile().GFile(path, "rb") if _is_remote(path) else open(path, "rb")
+
+
+def _file_size(path):
+  return _gfile().stat(path).length if _is_remote(path) else os.path.getsize(
+      path)
+
+
+def load_tokenizer(vocab_file, do_lower_case, spm_model_file=None):
+  """FullTokenizer on `vocab_file`, or SentencePiece when a model is given."""
+  if spm_model_file:
+    flag, path = "spm_model_file", spm_model_file
+    require_file(path, flag)
+    from bert_tf.tokenizers import sentencepiece_tokenizer  # pylint: disable=g-import-not-at-top
+    tokenizer = sentencepiece_tokenizer.SentencePieceTokenizer(
+        path, do_lower_case)
+  else:
+    flag, path = "vocab_file", vocab_file
+    require_file(path, flag)
+    tokenizer = tokenization.FullTokenizer(path, do_lower_case)
+  for token in ("[CLS]", "[SEP]", "[MASK]"):
+    if token not in tokenizer.vocab:
+      raise InputError("--%s=%s: the vocabulary has no %s" % (flag, path,
+                                                              token))
+  return tokenizer
+
+
+def expand_input_files(input_file):
+  """Comma-separated globs -> input files; an unmatched glob is an error.
+
+  Each glob's matches come in directory order, as `tf.gfile.Glob` gives them.
+  """
+  files = []
+  for pattern in input_file.split(","):
+    matches = (_gfile().glob(pattern) if _is_remote(pattern) else
+               [p for p in glob.glob(pattern) if os.path.isfile(p)])
+    if not matches:
+      raise InputError("--input_file: no file matches %r" % pattern)
+    files.extend(matches)
+  return files
+
+
+def shard_lines(shard):
+  """Yields the raw lines of a shard (bytes, split on "\\n" only)."""
+  with _open_binary(shard.path) as f:
+    if shard.start:
+      f.seek(shard.start)
+    remaining = None if shard.end is None else shard.end - shard.start
+    while remaining is None or remaining > 0:
+      line = f.readline()
+      if not line:
+        break
+      if remaining is not None:
+        remaining -= len(line)
+      yield line
+
+
+def read_documents(shards, tokenizer, progress=True):
+  """Tokenized non-empty documents of the shards, in reading order."""
+  total = sum(_shard_size(s) for s in shards)
+  documents = [[]]
+  with tqdm(total=total, unit="B", unit_scale=True, desc="reading",
+            disable=None if progress else True) as bar:
+    for shard in shards:
+      for line in shard_lines(shard):
+        bar.update(len(line))
+        line = convert_to_unicode(line).strip()
+        if not line:
+          documents.append([])
+          continue
+        tokens = tokenizer.tokenize(line)
+        if tokens:
+          documents[-1].append(tokens)
+  return [d for d in documents if d]
+
+
+def _shard_size(shard):
+  end = _file_size(shard.path) if shard.end is None else shard.end
+  return end - shard.start
+
+
+def plan_shards(files, max_shard_bytes, min_shards=1):
+  """Cuts files into shards of at most about `max_shard_bytes` at blank lines.
+
+  Files are cut further, evenly by size, until there are at least
+  `min_shards` shards (so one big file still feeds every worker). A cut
+  falls after the first blank line at or after the even split point, so
+  every document stays whole; a file without a blank line stays whole.
+  """
+  sizes = [_file_size(f) for f in files]
+  target = max(1, min(max_shard_bytes, -(-sum(sizes) // max(1, min_shards))))
+  shards = []
+  for path, size in zip(files, sizes):
+    pieces = max(1, -(-size // target))
+    cuts = sorted({_blank_line_after(path, size * k // pieces)
+                   for k in range(1, pieces)} - {size})
+    bounds = [0] + cuts + [size]
+    shards.extend(Shard(path, lo, hi) for lo, hi in zip(bounds, bounds[1:])
+                  if hi > lo)
+  return shards
+
+
+def _blank_line_after(path, offset):
+  """Byte offset just after the first blank line starting at/after offset."""
+  with _open_binary(path) as f:
+    f.seek(max(0, offset - 1))
+    position = f.tell()
+    if offset > 0:
+      position += len(f.readline())  # finish the line `offset` falls in
+    for line in iter(f.readline, b""):
+      position += len(line)
+      if not convert_to_unicode(line).strip():
+        return position
+  return position

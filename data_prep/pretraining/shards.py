@@ -1,0 +1,86 @@
+"""Scalable pre-training data: shards in parallel worker processes.
+
+Each shard (an input file, or a piece of one cut at a blank line) is read,
+tokenized and turned into instances by one worker with its own
+`random.Random(shard_seed(random_seed, shard_index))`, using the original's
+algorithm within the shard: random next segments come from the same shard,
+and the shard's instances are shuffled before writing. Memory is bounded by
+one shard per worker, and shard i goes to `<output>-0000i-of-0000N`.
+
+Input files are taken in sorted path order. The output is deterministic for
+a given seed, input, `--shard_size_mb` and worker count (the worker count
+sets how finely a big file is cut), but it is not the original's
+single-stream order: use `--num_workers=0` for that. Unlike the original, a
+document never continues from one file into the next, and the masked
+positions are drawn with a partial shuffle (same distribution, fewer draws).
+
+Example:
+    shards = plan_shards(files, max_shard_bytes=16 << 20, min_shards=2)
+    stats, files = write_shards(shards, "out/train.tfrecord", tokenizer_args,
+                                options, random_seed=12345, num_workers=2)
+"""
+
+import hashlib
+import multiprocessing
+import random
+import sys
+
+from tqdm import tqdm
+
+from data_prep.pretraining.documents import load_tokenizer, read_documents
+from data_prep.pretraining.records import (RecordStats, make_records,
+                                           write_round_robin)
+
+_worker_state = {}
+
+
+def shard_seed(random_seed, shard_index):
+  """A 64-bit seed from the run's seed and the shard index."""
+  digest = hashlib.sha256(b"%d:%d" % (random_seed, shard_index)).digest()
+  return int.from_bytes(digest[:8], "little")
+
+
+def shard_output_files(output_file, num_shards):
+  return ["%s-%05d-of-%05d" % (output_file, i, num_shards)
+          for i in range(num_shards)]
+
+
+def _init_worker(tokenizer_args, options, random_seed):
+  _worker_state.update(tokenizer=load_tokenizer(*tokenizer_args),
+                       options=options, random_seed=random_seed)
+
+
+def _build_shard(task):
+  """Worker: one shard in, one TFRecord file out; returns its RecordStats."""
+  index, shard, output_file = task
+  state = _worker_state
+  documents = read_documents([shard], state["tokenizer"], progress=False)
+  rng = random.Random(shard_seed(state["random_seed"], index))
+  records, stats = make_records(documents, state["tokenizer"],
+                                state["options"], rng)
+  write_round_robin(records, [output_file])
+  return stats
+
+
+def _context():
+  # Fork is cheapest, but not once TensorFlow (and its threads) is loaded.
+  method = "spawn" if "tensorflow" in sys.modules else "fork"
+  return multiprocessing.get_context(method)
+
+
+def write_shards(shards, output_file, tokenizer_args, options, random_seed,
+                 num_workers, progress=True):
+  """Builds every shard in `num_workers` processes; returns RecordStats."""
+  outputs = shard_output_files(output_file, len(shards))
+  totals = [0, 0, 0]
+  init_args = (tokenizer_args, options, random_seed)
+  with _context().Pool(min(num_workers, len(shards)), _init_worker,
+                       init_args) as pool, tqdm(
+                           total=len(shards), unit=" shards", desc="shards",
+                           disable=None if progress else True) as bar:
+    tasks = [(i, shard, outputs[i]) for i, shard in enumerate(shards)]
+    for stats in pool.imap_unordered(_build_shard, tasks):
+      totals = [t + s for t, s in zip(totals, stats)]
+      bar.set_postfix(instances=totals[1])
+      bar.update(1)
+  return RecordStats(*totals), outputs

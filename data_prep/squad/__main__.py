@@ -1,0 +1,87 @@
+"""SQuAD JSON -> doc-span TFRecord (+ sidecar for predictions).
+
+The data side of the original run_squad.py as its own step: same features
+(field for field), same TFRecord feature names, and the training-time shuffle
+with random.Random(12345) (on by default for training files).
+
+Usage:
+  python -m data_prep.squad --input_file=dev-v1.1.json \\
+    --output_file=eval.tf_record --vocab_file=vocab.txt --do_lower_case=true \\
+    --max_seq_length=384 --doc_stride=128 --max_query_length=64 \\
+    --is_training=false --version_2_with_negative=false --num_workers=2
+"""
+
+import random
+import time
+
+from absl import app, flags
+
+from bert_tf.cli import bert_flags
+from bert_tf.io_utils import InputError, require_file, run_cli
+from data_prep.squad import flags as squad_flags
+from data_prep.squad.example import load_squad_examples
+from data_prep.squad.writer import write_squad_features
+
+FLAGS = flags.FLAGS
+
+def define_flags():
+  """Defines this command's flags (the original names and defaults)."""
+  flags.DEFINE_string("input_file", None,
+                      "SQuAD json, e.g. train-v1.1.json or dev-v1.1.json.")
+  flags.DEFINE_string("output_file", None, "Output TFRecord file.")
+  flags.DEFINE_bool("is_training", False,
+                    "Training file: read answers, write start/end positions.")
+  flags.DEFINE_bool(
+      "shuffle_train_examples", True,
+      "With --is_training, shuffle the examples with random.Random(12345) "
+      "before featurization, as the original run_squad.py does.")
+  flags.DEFINE_string(
+      "features_file", None,
+      "JSON-lines sidecar (tokens, token_to_orig_map, token_is_max_context) "
+      "for predictions. Default: <output_file>.features.jsonl when "
+      "--is_training=false; not written for training unless set.")
+  flags.DEFINE_integer(
+      "num_workers", 1,
+      "Processes converting examples; the output is identical for any value.")
+  bert_flags.define_tokenizer_flags()
+  bert_flags.define_max_seq_length(384)
+  squad_flags.define_feature_flags()
+
+
+
+def main(_):
+  require_file(FLAGS.input_file, "input_file")
+  require_file(FLAGS.vocab_file, "vocab_file")
+  if not FLAGS.output_file:
+    raise InputError("--output_file is required")
+  if FLAGS.num_workers < 1:
+    raise InputError("--num_workers must be at least 1")
+  features_file = FLAGS.features_file
+  if features_file is None and not FLAGS.is_training:
+    features_file = FLAGS.output_file + ".features.jsonl"
+  start = time.time()
+  examples, skipped = load_squad_examples(FLAGS.input_file, FLAGS.is_training,
+                                          FLAGS.version_2_with_negative)
+  if FLAGS.is_training and FLAGS.shuffle_train_examples:
+    random.Random(12345).shuffle(examples)
+  counts = write_squad_features(
+      examples, FLAGS.vocab_file, FLAGS.do_lower_case, FLAGS.output_file,
+      features_file, FLAGS.max_seq_length, FLAGS.doc_stride,
+      FLAGS.max_query_length, FLAGS.is_training,
+      num_workers=FLAGS.num_workers, progress=True)
+  seconds = max(time.time() - start, 1e-9)
+  print("examples: %d, features: %d, skipped answers: %d, throughput: %.0f "
+        "examples/s (%.0f features/s), wrote %s%s" %
+        (counts.examples, counts.features, len(skipped),
+         counts.examples / seconds, counts.features / seconds,
+         FLAGS.output_file, " and " + features_file if features_file else ""))
+
+
+def run():
+  """Console-script entry point."""
+  define_flags()
+  app.run(run_cli(main))
+
+
+if __name__ == "__main__":
+  run()

@@ -1,0 +1,58 @@
+"""The SQuAD CLIs share one definition of their common flags, and one
+decision on whether a predict file can be scored."""
+
+import json
+import subprocess
+import sys
+
+from data_prep.squad.evaluation import is_scorable
+from tests.conftest import REPO
+
+# The original run_squad.py defaults.
+SHARED = {"doc_stride": 128, "max_query_length": 64,
+          "version_2_with_negative": False, "n_best_size": 20,
+          "max_answer_length": 30, "null_score_diff_threshold": 0.0}
+
+_DEFAULTS = r"""
+import importlib, json, sys
+from absl import flags
+importlib.import_module(sys.argv[1]).define_flags()
+print(json.dumps({n: [flags.FLAGS[n].default, flags.FLAGS[n].help,
+                      flags.FLAGS.find_module_defining_flag(n)]
+                  for n in json.loads(sys.argv[2]) if n in flags.FLAGS}))
+"""
+
+
+def _flags(module):
+  result = subprocess.run(
+      [sys.executable, "-c", _DEFAULTS, module, json.dumps(list(SHARED))],
+      cwd=REPO, capture_output=True, text=True, timeout=120, check=True)
+  return json.loads(result.stdout.splitlines()[-1])
+
+
+def test_cli_flags_come_from_squad_flags():
+  featurize = _flags("data_prep.squad.__main__")
+  rescore = _flags("data_prep.squad.predictions")
+  assert sorted(featurize) == ["doc_stride", "max_query_length",
+                               "version_2_with_negative"]
+  assert sorted(rescore) == sorted(SHARED)
+  for name, (default, text, module) in rescore.items():
+    assert default == SHARED[name] and module == "data_prep.squad.flags"
+    assert featurize.get(name, [default, text, module]) == [default, text,
+                                                            module]
+
+
+def _data(*answers):
+  return [{"paragraphs": [{"context": "c", "qas": [
+      dict({"id": str(i), "question": "q"},
+           **({} if a is None else {"answers": a}))
+      for i, a in enumerate(answers)]}]}]
+
+
+def test_is_scorable():
+  gold = [{"text": "c", "answer_start": 0}]
+  assert is_scorable(_data(gold, gold), False)
+  assert not is_scorable(_data(gold, None), False)  # a test file
+  # Empty lists are unanswerable v2 questions; v1 cannot score them.
+  assert is_scorable(_data(gold, []), True)
+  assert not is_scorable(_data(gold, []), False)

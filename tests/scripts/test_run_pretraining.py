@@ -1,0 +1,104 @@
+"""The README pre-training demo path end to end (examples/pretraining_demo.sh:
+sample_text.txt -> create_pretraining_data -> run_pretraining.py --do_train
+--do_eval) at CI scale, plus run_pretraining's one-line input errors."""
+
+import collections
+import gzip
+import json
+import math
+import os
+import subprocess
+import sys
+
+from bert_tf.training import input_pipeline
+from bert_tf.tokenizers import tokenization
+from tests.conftest import FIXTURES
+from tests.conftest import REPO
+
+EXAMPLES = REPO / "examples"
+SPECIAL = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
+
+
+def _sample_vocab(path):
+  """The shipped vocab cut to the pieces of sample_text.txt (same
+  WordPiece output: every longest match is kept), for a fast output layer."""
+  vocab_file = str(EXAMPLES / "data" / "vocab.txt")
+  tokenizer = tokenization.FullTokenizer(vocab_file, True)
+  with open(EXAMPLES / "data" / "sample_text.txt", encoding="utf-8") as f:
+    used = set(tokenizer.tokenize(f.read())) | set(SPECIAL)
+  with open(vocab_file, encoding="utf-8") as f:
+    kept = [line for line in f if line.strip() in used]
+  path.write_text("".join(kept), encoding="utf-8")
+  return len(kept)
+
+
+def _eval_results(path):
+  pairs = [line.split(" = ") for line in path.read_text().splitlines()]
+  return [key for key, _ in pairs], {k: float(v) for k, v in pairs}
+
+
+def _unigram_accuracy(record_file):
+  """Accuracy of always predicting the most frequent masked token."""
+  specs = input_pipeline.pretraining_features(128, 20)
+  counts = collections.Counter()
+  for batch in input_pipeline.eval_dataset([record_file], specs, 1000):
+    weights = batch["masked_lm_weights"].numpy() > 0
+    counts.update(batch["masked_lm_ids"].numpy()[weights].tolist())
+  return counts.most_common(1)[0][1] / sum(counts.values())
+
+
+def test_demo_path_overfits(tmp_path):
+  vocab = tmp_path / "vocab.txt"
+  config = tmp_path / "bert_config.json"
+  config.write_text(json.dumps({
+      "vocab_size": _sample_vocab(vocab), "hidden_size": 64,
+      "num_hidden_layers": 2, "num_attention_heads": 2,
+      "intermediate_size": 256, "max_position_embeddings": 128,
+      "type_vocab_size": 2}))
+  out = tmp_path / "out"
+  env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", PYTHON=sys.executable,
+             OUTPUT_DIR=str(out), VOCAB_FILE=str(vocab),
+             BERT_CONFIG_FILE=str(config))
+  result = subprocess.run(
+      ["bash", str(EXAMPLES / "pretraining_demo.sh"), "--num_train_steps=80",
+       "--learning_rate=3e-3", "--max_eval_steps=10", "--seed=1",
+       "--noprogress"], env=env, capture_output=True, text=True, timeout=300,
+      check=False)
+  assert result.returncode == 0, result.stderr[-3000:]
+  keys, results = _eval_results(out / "eval_results.txt")
+  assert keys == ["global_step", "loss", "masked_lm_accuracy",
+                  "masked_lm_loss", "next_sentence_accuracy",
+                  "next_sentence_loss"]
+  assert results["global_step"] == 80
+  assert (out / "ckpt-80.index").exists()
+  # loss = masked_lm_loss + next_sentence_loss (both means over 10 batches).
+  assert math.isfinite(results["loss"])
+  assert results["loss"] > results["masked_lm_loss"]
+  # A random model is at ~1/V; the best constant guess is the unigram rate.
+  baseline = _unigram_accuracy(str(out / "tf_examples.tfrecord"))
+  assert baseline < 0.1
+  assert results["masked_lm_accuracy"] > baseline + 0.4, results
+
+
+def _run_pretraining(tmp_path, *flags):
+  env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
+  return subprocess.run(
+      [sys.executable, "run_pretraining.py", "--output_dir=%s" % tmp_path,
+       "--bert_config_file=%s" % (EXAMPLES / "bert_config_tiny.json")]
+      + list(flags), cwd=REPO, env=env, capture_output=True, text=True,
+      timeout=120, check=False)
+
+
+def test_records_must_match_length_flags(tmp_path):
+  record = tmp_path / "golden.tfrecord"  # max_seq_length 128, 20 predictions
+  record.write_bytes(gzip.decompress(
+      (FIXTURES / "pretraining" / "instances.tfrecord.gz").read_bytes()))
+  result = _run_pretraining(tmp_path, "--do_eval", "--input_file=%s" % record,
+                            "--max_predictions_per_seq=10")
+  assert result.returncode == 1
+  last = result.stderr.strip().splitlines()[-1]
+  assert last == (
+      "ERROR: --input_file %s: record 0 has 20 values of masked_lm_positions, "
+      "the flags expect 10 (--max_seq_length / --max_predictions_per_seq "
+      "must match data generation)" % record), last
+  assert "Traceback" not in result.stderr
