@@ -36,7 +36,8 @@ from bert_tf.training import input_pipeline
 from bert_tf.cli import script_runner
 from bert_tf.tokenizers import tokenization
 from bert_tf.modeling.bert_config import BertConfig
-from bert_tf.tasks.classification import classifier_model_fn
+from bert_tf.tasks.base import write_eval_results
+from bert_tf.tasks.classification import ClassificationTask
 from bert_tf.io_utils import atomic_output
 from bert_tf.io_utils import InputError
 from bert_tf.io_utils import require_file
@@ -151,8 +152,8 @@ def main(_):
         len(task.examples["train"]), FLAGS.train_batch_size,
         FLAGS.num_train_epochs, FLAGS.warmup_proportion)
   trainer = script_runner.build_trainer(
-      FLAGS, classifier_model_fn(config, num_labels), num_train_steps,
-      num_warmup_steps)
+      FLAGS, ClassificationTask(config, num_labels, FLAGS.max_seq_length),
+      num_train_steps, num_warmup_steps)
 
   if FLAGS.do_train:
     path, _ = task.write_records("train")
@@ -163,7 +164,7 @@ def main(_):
 
   if FLAGS.do_eval:
     rows, batch_size = task.predict(trainer, "dev")
-    script_runner.write_eval_results(
+    write_eval_results(
         os.path.join(FLAGS.output_dir, "eval_results.txt"),
         classifier_results.eval_results(processor.name, rows, batch_size,
                                         is_regression, trainer.global_step))

@@ -44,7 +44,8 @@ from bert_tf.tasks.dynamic_masking import DynamicMasking
 from bert_tf.io_utils import InputError
 from bert_tf.io_utils import require_file
 from bert_tf.io_utils import run_cli
-from bert_tf.tasks.pretraining import pretraining_model_fn
+from bert_tf.tasks.base import write_eval_results
+from bert_tf.tasks.pretraining import PretrainingTask
 from data_prep.pretraining.documents import expand_input_files
 
 FLAGS = flags.FLAGS
@@ -158,9 +159,10 @@ def main(_):
   tf.io.gfile.makedirs(FLAGS.output_dir)
   specs = input_pipeline.pretraining_features(FLAGS.max_seq_length,
                                               FLAGS.max_predictions_per_seq)
+  pretraining = PretrainingTask(config, FLAGS.max_seq_length,
+                                FLAGS.max_predictions_per_seq)
   trainer = script_runner.build_trainer(
-      FLAGS, pretraining_model_fn(config), FLAGS.num_train_steps,
-      FLAGS.num_warmup_steps)
+      FLAGS, pretraining, FLAGS.num_train_steps, FLAGS.num_warmup_steps)
 
   if FLAGS.do_train:
     logging.info("***** Running training: batch size %d, %d steps *****",
@@ -174,7 +176,7 @@ def main(_):
     dataset = input_pipeline.eval_dataset(
         input_files, specs, FLAGS.eval_batch_size, repeat=True,
         drop_remainder=True).take(FLAGS.max_eval_steps)
-    script_runner.write_eval_results(
+    write_eval_results(
         os.path.join(FLAGS.output_dir, "eval_results.txt"),
         trainer.evaluate(dataset, FLAGS.eval_batch_size))
 

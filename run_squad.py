@@ -48,7 +48,7 @@ from bert_tf.io_utils import atomic_output
 from bert_tf.io_utils import InputError
 from bert_tf.io_utils import require_file
 from bert_tf.io_utils import run_cli
-from bert_tf.tasks.squad import squad_model_fn
+from bert_tf.tasks.squad import SquadTask
 from data_prep.squad import evaluation as squad_evaluation
 from data_prep.squad import flags as squad_flags
 from data_prep.squad import postprocess as squad_postprocess
@@ -201,7 +201,7 @@ def main(_):
     eval_examples = read_squad_examples(FLAGS.predict_file, False, v2)
   tf.io.gfile.makedirs(FLAGS.output_dir)
   trainer = script_runner.build_trainer(
-      FLAGS, squad_model_fn(config), num_train_steps, num_warmup_steps)
+      FLAGS, SquadTask(config, FLAGS.max_seq_length), num_train_steps, num_warmup_steps)
   if FLAGS.do_train:
     _train(trainer, train_examples, num_train_steps)
   if FLAGS.do_predict:

@@ -27,6 +27,7 @@ from bert_tf import optimization  # pylint: disable=g-import-not-at-top
 from bert_tf.modeling.bert_config import BertConfig  # pylint: disable=g-import-not-at-top
 from bert_tf.modeling.bert_encoder import BertEncoder  # pylint: disable=g-import-not-at-top
 from bert_tf.modeling.heads.squad_head import SquadHead  # pylint: disable=g-import-not-at-top
+from bert_tf.tasks.base import Task  # pylint: disable=g-import-not-at-top
 from bert_tf.training.trainer import Trainer  # pylint: disable=g-import-not-at-top
 
 flags.DEFINE_list("configs", ["tiny", "base"], "Configs to time.")
@@ -101,15 +102,20 @@ def dataset_fn(batch, seq, vocab):
 
 def time_step(config, use_xla):
   """Examples/s of the timed loop (one warm-up step traces and compiles)."""
-  def model_fn():
-    model = SpanModel(config)
-    model({"input_ids": tf.zeros([1, 8], tf.int32)})
-    return model, span_loss
+  class SpanTask(Task):
+
+    def build_model(self):
+      model = SpanModel(config)
+      model({"input_ids": tf.zeros([1, 8], tf.int32)})
+      return model
+
+    def loss(self, features, outputs):
+      return span_loss(features, outputs)
 
   steps = FLAGS.steps
   with tempfile.TemporaryDirectory() as output_dir:
     trainer = Trainer(
-        model_fn, lambda: optimization.create_optimizer(1e-4, 100, 10),
+        SpanTask(), lambda: optimization.create_optimizer(1e-4, 100, 10),
         output_dir, iterations_per_loop=steps, save_checkpoints_steps=0,
         use_xla=use_xla, progress=False)
     data = dataset_fn(FLAGS.batch_size, FLAGS.seq_length, config.vocab_size)

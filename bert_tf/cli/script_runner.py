@@ -17,7 +17,7 @@ Example:
     steps, warmup = train_steps(len(examples), FLAGS.train_batch_size,
                                 FLAGS.num_train_epochs,
                                 FLAGS.warmup_proportion)
-    trainer = build_trainer(FLAGS, classifier_model_fn(config, 2),
+    trainer = build_trainer(FLAGS, ClassificationTask(config, 2, 128),
                             steps, warmup)
     trainer.train(dataset_fn, steps)
     write_eval_results(os.path.join(FLAGS.output_dir, "eval_results.txt"),
@@ -26,7 +26,6 @@ Example:
 
 from absl import flags
 from absl import logging
-import numpy as np
 
 from bert_tf.cli import bert_flags
 from bert_tf.checkpoints import checkpoint_io
@@ -34,7 +33,6 @@ from bert_tf.training import distribution
 from bert_tf.cli import engine_flags
 from bert_tf.training import optimization
 from bert_tf.tokenizers import tokenization
-from bert_tf.io_utils import atomic_output
 from bert_tf.io_utils import InputError
 from bert_tf.training.trainer import Trainer
 
@@ -118,7 +116,7 @@ def tf1_init_fn(init_checkpoint):
   return init_fn
 
 
-def build_trainer(flag_values, model_fn, num_train_steps=0,
+def build_trainer(flag_values, task, num_train_steps=0,
                   num_warmup_steps=0):
   """Returns a `Trainer` set up from the flags.
 
@@ -131,8 +129,8 @@ def build_trainer(flag_values, model_fn, num_train_steps=0,
   Args:
     flag_values: parsed flags (absl FlagValues) with the engine flags plus
       `learning_rate`, `init_checkpoint` and `output_dir`.
-    model_fn: `Trainer` model_fn; its model must have `tf1_variables()`
-      when `--init_checkpoint` is set.
+    task: a `bert_tf.tasks.base.Task`; its model must have
+      `tf1_variables()` when `--init_checkpoint` is set.
     num_train_steps: total training steps (0 when not training: the
       optimizer is then only built so checkpoints restore).
     num_warmup_steps: linear warmup steps.
@@ -146,21 +144,7 @@ def build_trainer(flag_values, model_fn, num_train_steps=0,
         flag_values.learning_rate, max(num_train_steps, 1), num_warmup_steps,
         optimizer_type=flag_values.optimizer)
 
-  return Trainer(model_fn, optimizer_fn, flag_values.output_dir, strategy,
+  return Trainer(task, optimizer_fn, flag_values.output_dir, strategy,
                  init_checkpoint_fn=tf1_init_fn(flag_values.init_checkpoint),
                  **engine_flags.trainer_kwargs(flag_values))
 
-
-def format_value(value):
-  """`str` of a metric as the original printed it (numpy float32 / int)."""
-  if isinstance(value, (int, np.integer)):
-    return str(int(value))
-  return str(np.float32(value))
-
-
-def write_eval_results(path, results):
-  """Writes sorted `key = value` lines (the original eval_results.txt)."""
-  with atomic_output(path) as writer:
-    for key in sorted(results):
-      logging.info("  %s = %s", key, format_value(results[key]))
-      writer.write("%s = %s\n" % (key, format_value(results[key])))

@@ -13,36 +13,35 @@ Example:
     outputs["per_example_loss"]  # [B], when features has "label_ids"
     init_from_checkpoint("bert_model.ckpt", model.tf1_variables())
 
-For the `Trainer`: `Trainer(classifier_model_fn(config, 2), ...)`.
+For the `Trainer`: `Trainer(ClassificationTask(config, 2, 128), ...)`.
 """
 
-import keras
 import tensorflow as tf
 
-from bert_tf.checkpoints import checkpoint_io
-from bert_tf.modeling.bert_encoder import BertEncoder
 from bert_tf.modeling.heads.classifier_head import ClassifierHead
+from bert_tf.tasks.base import Task
+from bert_tf.tasks.base import TaskModel
+from bert_tf.training import input_pipeline
 
-_ENCODER_INPUTS = ("input_ids", "input_mask", "segment_ids")
 
-
-class ClassifierModel(keras.Model):
+class ClassifierModel(TaskModel):
   """Sequence(-pair) classifier or regressor over a classifier feature dict."""
 
   def __init__(self, config, num_labels, name="classifier_model", **kwargs):
-    super().__init__(name=name, **kwargs)
+    super().__init__(config, name=name, **kwargs)
     self.num_labels = num_labels
-    self.encoder = BertEncoder(config)
     self.head = ClassifierHead(config, num_labels)
-    self.built = True
+
+  def heads(self):
+    """Root-scope `output_weights` / `output_bias`."""
+    return {"classifier": self.head}
 
   @property
   def is_regression(self):
     return self.num_labels == 1
 
   def call(self, features, training=False):
-    encoder_inputs = {k: features[k] for k in _ENCODER_INPUTS if k in features}
-    pooled = self.encoder(encoder_inputs, training=training)["pooled_output"]
+    pooled = self.encode(features, training)["pooled_output"]
     logits = self.head(pooled, training=training)
     outputs = {"logits": logits}
     if self.is_regression:
@@ -60,10 +59,6 @@ class ClassifierModel(keras.Model):
     return tf.nn.sparse_softmax_cross_entropy_with_logits(
         labels=tf.cast(label_ids, tf.int32), logits=logits)
 
-  def tf1_variables(self):
-    """Original names: `bert/...`, `output_weights`, `output_bias`."""
-    return checkpoint_io.tf1_name_map(self.encoder, classifier=self.head)
-
 
 def batch_loss(features, outputs):
   """The original training loss: mean per-example loss of the batch."""
@@ -71,8 +66,24 @@ def batch_loss(features, outputs):
   return tf.reduce_mean(outputs["per_example_loss"])
 
 
-def classifier_model_fn(config, num_labels):
-  """`model_fn` for `Trainer`: returns `(ClassifierModel, batch_loss)`."""
-  def model_fn():
-    return ClassifierModel(config, num_labels), batch_loss
-  return model_fn
+class ClassificationTask(Task):
+  """Sentence(-pair) classification or regression (run_classifier.py)."""
+
+  name = "classification"
+  predict_keys = ("label_ids", "is_real_example")
+
+  def __init__(self, config, num_labels, max_seq_length):
+    self.config = config
+    self.num_labels = num_labels
+    self.max_seq_length = max_seq_length
+
+  def build_model(self):
+    return ClassifierModel(self.config, self.num_labels)
+
+  def loss(self, features, outputs):
+    return batch_loss(features, outputs)
+
+  def feature_spec(self, is_training):
+    del is_training  # Every split has labels (zeros on the test set).
+    return input_pipeline.classifier_features(self.max_seq_length,
+                                              self.num_labels == 1)

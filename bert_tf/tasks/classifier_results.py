@@ -14,7 +14,7 @@ Example:
 import numpy as np
 
 from bert_tf.tasks.glue_metrics import compute_metrics
-from bert_tf.cli.script_runner import format_value
+from bert_tf.tasks.base import format_value
 
 
 def _column(rows, key, dtype=None):

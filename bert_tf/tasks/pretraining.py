@@ -15,18 +15,16 @@ Example:
     loss = pretraining_loss(features, outputs)
     init_from_checkpoint("bert_model.ckpt", model.tf1_variables())
 
-For the `Trainer`: `Trainer(pretraining_model_fn(config), ...)`.
+For the `Trainer`: `Trainer(PretrainingTask(config, 128, 20), ...)`.
 """
 
-import keras
 import tensorflow as tf
 
-from bert_tf.checkpoints import checkpoint_io
-from bert_tf.modeling.bert_encoder import BertEncoder
 from bert_tf.modeling.heads.masked_lm_head import MaskedLMHead
 from bert_tf.modeling.heads.next_sentence_head import NextSentenceHead
-
-_ENCODER_INPUTS = ("input_ids", "input_mask", "segment_ids")
+from bert_tf.tasks.base import Task
+from bert_tf.tasks.base import TaskModel
+from bert_tf.training import input_pipeline
 # The original's guard against a batch without any real prediction.
 _MLM_DENOMINATOR_EPSILON = 1e-5
 
@@ -39,19 +37,20 @@ def _label_loss(log_probs, labels):
   return -tf.squeeze(picked, -1)
 
 
-class PretrainingModel(keras.Model):
+class PretrainingModel(TaskModel):
   """Encoder + masked-LM and next-sentence heads over the feature dict."""
 
   def __init__(self, config, name="pretraining_model", **kwargs):
-    super().__init__(name=name, **kwargs)
-    self.encoder = BertEncoder(config)
+    super().__init__(config, name=name, **kwargs)
     self.masked_lm = MaskedLMHead(config, self.encoder.embedding_table)
     self.next_sentence = NextSentenceHead(config)
-    self.built = True
+
+  def heads(self):
+    """`cls/predictions/*` and `cls/seq_relationship/*`."""
+    return {"masked_lm": self.masked_lm, "next_sentence": self.next_sentence}
 
   def call(self, features, training=False):
-    encoder_inputs = {k: features[k] for k in _ENCODER_INPUTS if k in features}
-    encoded = self.encoder(encoder_inputs, training=training)
+    encoded = self.encode(features, training)
     outputs = {
         "masked_lm_log_probs": self.masked_lm(
             encoded["sequence_output"], features["masked_lm_positions"]),
@@ -66,11 +65,6 @@ class PretrainingModel(keras.Model):
           outputs["next_sentence_log_probs"],
           tf.reshape(features["next_sentence_labels"], [-1]))
     return outputs
-
-  def tf1_variables(self):
-    """Original names: `bert/*`, `cls/predictions/*`, `cls/seq_relationship/*`."""
-    return checkpoint_io.tf1_name_map(self.encoder, masked_lm=self.masked_lm,
-                                      next_sentence=self.next_sentence)
 
 
 def masked_lm_loss(features, outputs):
@@ -118,8 +112,26 @@ def pretraining_metrics(features, outputs):
   }
 
 
-def pretraining_model_fn(config):
-  """`model_fn` for `Trainer`: `(PretrainingModel, loss, metrics)`."""
-  def model_fn():
-    return PretrainingModel(config), pretraining_loss, pretraining_metrics
-  return model_fn
+class PretrainingTask(Task):
+  """Masked LM + next sentence prediction (run_pretraining.py)."""
+
+  name = "pretraining"
+
+  def __init__(self, config, max_seq_length, max_predictions_per_seq):
+    self.config = config
+    self.max_seq_length = max_seq_length
+    self.max_predictions_per_seq = max_predictions_per_seq
+
+  def build_model(self):
+    return PretrainingModel(self.config)
+
+  def loss(self, features, outputs):
+    return pretraining_loss(features, outputs)
+
+  def metrics(self, features, outputs):
+    return pretraining_metrics(features, outputs)
+
+  def feature_spec(self, is_training):
+    del is_training  # The same records train and evaluate.
+    return input_pipeline.pretraining_features(self.max_seq_length,
+                                               self.max_predictions_per_seq)

@@ -13,40 +13,35 @@ Example:
     loss = span_loss(features, outputs)  # features with start/end_positions
     init_from_checkpoint("bert_model.ckpt", model.tf1_variables())
 
-For the `Trainer`: `Trainer(squad_model_fn(config), ...)`; `Trainer.predict`
-with `feature_keys=("unique_ids",)` yields the original's predict outputs
+For the `Trainer`: `Trainer(SquadTask(config, 384), ...)`; `Trainer.predict`
+with `feature_keys=task.predict_keys` yields the original's predict outputs
 (`unique_ids`, `start_logits`, `end_logits`).
 """
 
-import keras
 import tensorflow as tf
 
-from bert_tf.checkpoints import checkpoint_io
-from bert_tf.modeling.bert_encoder import BertEncoder
 from bert_tf.modeling.heads.squad_head import SquadHead
+from bert_tf.tasks.base import Task
+from bert_tf.tasks.base import TaskModel
+from bert_tf.training import input_pipeline
 
-_ENCODER_INPUTS = ("input_ids", "input_mask", "segment_ids")
 
-
-class SquadModel(keras.Model):
+class SquadModel(TaskModel):
   """Span start/end logits over a SQuAD feature dict."""
 
   def __init__(self, config, name="squad_model", **kwargs):
-    super().__init__(name=name, **kwargs)
-    self.encoder = BertEncoder(config)
+    super().__init__(config, name=name, **kwargs)
     self.head = SquadHead(config)
-    self.built = True
+
+  def heads(self):
+    """`cls/squad/output_weights` / `output_bias`."""
+    return {"squad": self.head}
 
   def call(self, features, training=False):
-    encoder_inputs = {k: features[k] for k in _ENCODER_INPUTS}
-    sequence = self.encoder(encoder_inputs, training=training)
-    start_logits, end_logits = self.head(sequence["sequence_output"])
+    sequence = self.encode(features, training)["sequence_output"]
+    start_logits, end_logits = self.head(sequence)
     return {"start_logits": tf.cast(start_logits, tf.float32),
             "end_logits": tf.cast(end_logits, tf.float32)}
-
-  def tf1_variables(self):
-    """Original names: `bert/...`, `cls/squad/output_weights` / `_bias`."""
-    return checkpoint_io.tf1_name_map(self.encoder, squad=self.head)
 
 
 def _position_loss(logits, positions):
@@ -64,8 +59,21 @@ def span_loss(features, outputs):
   return (start + end) / 2.0
 
 
-def squad_model_fn(config):
-  """`model_fn` for `Trainer`: returns `(SquadModel, span_loss)`."""
-  def model_fn():
-    return SquadModel(config), span_loss
-  return model_fn
+class SquadTask(Task):
+  """SQuAD v1.1/v2.0 span prediction (the original run_squad.py)."""
+
+  name = "squad"
+  predict_keys = ("unique_ids",)
+
+  def __init__(self, config, max_seq_length):
+    self.config = config
+    self.max_seq_length = max_seq_length
+
+  def build_model(self):
+    return SquadModel(self.config)
+
+  def loss(self, features, outputs):
+    return span_loss(features, outputs)
+
+  def feature_spec(self, is_training):
+    return input_pipeline.squad_features(self.max_seq_length, is_training)

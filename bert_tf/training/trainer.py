@@ -14,18 +14,18 @@ N each per-replica batch is split into N micro-batches whose gradients are
 averaged before one `optimizer.apply`, so N trades memory for time without
 changing the maths (the loss-mean case is equal to the unsplit batch).
 
-Contract of `model_fn()` (called under `strategy.scope()`): returns
-`(model, loss_fn)` or `(model, loss_fn, metric_fn)` where
-* `model(features, training=...)` takes the whole feature dict of a batch and
-  returns a dict of tensors; it must be built (variables created);
-* `loss_fn(features, outputs)` -> scalar loss of that batch (the original's
-  batch-mean loss); replicas and micro-batches are averaged;
-* `metric_fn(features, outputs)` -> `{name: (numerator[B], denominator[B])}`;
-  `evaluate` reports sum(numerator) / sum(denominator) over real rows.
-`optimizer_fn()` returns a Keras optimizer (e.g. `create_optimizer(...)`).
+The trainer knows only a `bert_tf.tasks.base.Task`: `task.build_model()`
+(called under `strategy.scope()`) gives a built model that maps the whole
+feature dict of a batch to a dict of tensors; `task.loss(features, outputs)`
+is the batch loss (replicas and micro-batches are averaged);
+`task.metrics(features, outputs)` gives `{name: (numerator[B],
+denominator[B])}` and `evaluate` reports sum(numerator) / sum(denominator)
+over real rows. `optimizer_fn()` returns a Keras optimizer (e.g.
+`create_optimizer(...)`).
 
 Example:
-    trainer = Trainer(model_fn, lambda: create_optimizer(5e-5, 1000, 100),
+    trainer = Trainer(SquadTask(config, 384),
+                      lambda: create_optimizer(5e-5, 1000, 100),
                       "out", strategy, init_checkpoint_fn=load_tf1)
     trainer.train(training_dataset_fn(files, specs, 32), num_steps=1000)
     for row in trainer.predict(eval_dataset(files, specs, 8), 8,
@@ -72,7 +72,7 @@ def _without_autotune(dataset):
 class Trainer:
   """Trains, evaluates and predicts a Keras model under a strategy."""
 
-  def __init__(self, model_fn, optimizer_fn, output_dir, strategy=None,
+  def __init__(self, task, optimizer_fn, output_dir, strategy=None,
                iterations_per_loop=1000, save_checkpoints_steps=1000,
                keep_checkpoint_max=5, gradient_accumulation_steps=1,
                use_xla=False, init_checkpoint_fn=None, progress=True):
@@ -91,10 +91,9 @@ class Trainer:
     self.use_xla = use_xla
     self.init_checkpoint_fn = init_checkpoint_fn
     self.progress = progress
+    self.task = task
     with self.strategy.scope():
-      built = model_fn()
-      self.model, self.loss_fn = built[0], built[1]
-      self.metric_fn = built[2] if len(built) > 2 else None
+      self.model = task.build_model()
       optimizer = optimizer_fn()
       if (keras.mixed_precision.global_policy().name == "mixed_float16" and
           not isinstance(optimizer, keras.optimizers.LossScaleOptimizer)):
@@ -146,7 +145,7 @@ class Trainer:
     variables = self.model.trainable_variables
     with tf.GradientTape() as tape:
       outputs = self.model(features, training=True)
-      loss = tf.cast(self.loss_fn(features, outputs), tf.float32) * scale
+      loss = tf.cast(self.task.loss(features, outputs), tf.float32) * scale
       scaled_loss = self.optimizer.scale_loss(loss)
     return loss, tape.gradient(scaled_loss, variables)
 
@@ -229,7 +228,8 @@ class Trainer:
 
     iterator = iter(self.strategy.distribute_datasets_from_function(
         untuned_fn))
-    if isinstance(iterator, tf.__internal__.tracking.Trackable):
+    # Only the default strategy's iterator is a (checkpointable) tf.data one.
+    if isinstance(iterator, tf.data.Iterator):
       path = self._synced_checkpoint
       names = [n for n, _ in tf.train.list_variables(path)] if path else []
       if not step or any(n.startswith("data/") for n in names):
@@ -368,11 +368,10 @@ class Trainer:
 
   def evaluate(self, dataset, batch_size):
     """Returns `{metric: sum(numerator)/sum(denominator), "global_step"}`."""
-    if self.metric_fn is None:
-      raise ValueError("evaluate() needs model_fn to return a metric_fn")
-
     def fn(features, outputs):
-      metrics = self.metric_fn(features, outputs)
+      metrics = self.task.metrics(features, outputs)
+      if metrics is None:
+        raise ValueError("evaluate() needs a task with metrics()")
       return {"%s/%s" % (name, part): tf.cast(value, tf.float64)
               for name, pair in metrics.items()
               for part, value in zip(("num", "den"), pair)}

@@ -19,7 +19,7 @@ from bert_tf.io_utils import InputError
 from bert_tf.training.optimization import create_optimizer
 from bert_tf.tasks.pretraining import pretraining_loss
 from bert_tf.tasks.pretraining import pretraining_metrics
-from bert_tf.tasks.pretraining import pretraining_model_fn
+from bert_tf.tasks.pretraining import PretrainingTask
 from bert_tf.tasks.pretraining import PretrainingModel
 from bert_tf.cli.script_runner import tf1_init_fn
 from bert_tf.training.trainer import Trainer
@@ -235,7 +235,7 @@ def test_trainer_with_dynamic_masking_checkpoints(golden_batch, vocab_file,
   masking = DynamicMasking.from_vocab_file(vocab_file, 20)
   dataset_fn = masking.wrap(lambda ctx=None: rows.repeat().batch(
       8, drop_remainder=True))
-  trainer = Trainer(pretraining_model_fn(config),
+  trainer = Trainer(PretrainingTask(config, 128, 20),
                     lambda: create_optimizer(1e-3, 4, 1), str(tmp_path),
                     iterations_per_loop=2, save_checkpoints_steps=2,
                     progress=False)

@@ -16,6 +16,7 @@ import numpy as np  # pylint: disable=g-import-not-at-top
 import tensorflow as tf  # pylint: disable=g-import-not-at-top
 
 from bert_tf import optimization  # pylint: disable=g-import-not-at-top
+from bert_tf.tasks.base import Task  # pylint: disable=g-import-not-at-top
 from bert_tf.training.trainer import Trainer  # pylint: disable=g-import-not-at-top
 
 NUM_EXAMPLES = 64
@@ -50,16 +51,26 @@ def metric_fn(features, outputs):
   return {"accuracy": (correct, tf.ones_like(correct))}
 
 
-def model_fn(dropout=0.0):
-  def build():
-    model = TinyModel(dropout)
+class TinyTask(Task):
+  """A 3-class softmax regression with fixed initial weights."""
+
+  def __init__(self, dropout=0.0):
+    self.dropout = dropout
+
+  def build_model(self):
+    model = TinyModel(self.dropout)
     model({"x": tf.zeros([1, 4])})
     rng = np.random.RandomState(7)
     for v in model.weights:
       if v.trainable:
         v.assign(rng.normal(size=v.shape).astype(np.float32) * 0.5)
-    return model, loss_fn, metric_fn
-  return build
+    return model
+
+  def loss(self, features, outputs):
+    return loss_fn(features, outputs)
+
+  def metrics(self, features, outputs):
+    return metric_fn(features, outputs)
 
 
 def examples():
@@ -88,7 +99,7 @@ def train(output_dir, strategy=None, global_batch=8, steps=NUM_STEPS,
           dropout=0.0, shuffle=False, **kwargs):
   """Trains a fresh tiny model; returns (losses per step, weights)."""
   kwargs.setdefault("iterations_per_loop", 1)
-  trainer = Trainer(model_fn(dropout), optimizer_fn, output_dir, strategy,
+  trainer = Trainer(TinyTask(dropout), optimizer_fn, output_dir, strategy,
                     progress=False, **kwargs)
   history = trainer.train(dataset_fn(global_batch, shuffle), steps)
   weights = [v.numpy() for v in trainer.model.trainable_variables]
