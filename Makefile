@@ -5,7 +5,7 @@ STAMP := .venv/.installed
 
 $(STAMP): requirements.txt
 	python3 -m venv .venv
-	$(PY) -m pip install -q -r requirements.txt
+	$(PY) -m pip install -q -r requirements.txt 'pytest>=8.0'
 	touch $(STAMP)
 
 .PHONY: demo test test-all

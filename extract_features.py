@@ -94,5 +94,10 @@ def main(argv):
   logging.info("wrote %d lines to %s", len(features), FLAGS.output_file)
 
 
-if __name__ == "__main__":
+def run():
+  """Console-script entry point (flags are defined at import)."""
   app.run(run_cli(main))
+
+
+if __name__ == "__main__":
+  run()

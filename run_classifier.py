@@ -179,5 +179,10 @@ def main(_):
                        rows, task.label_list))
 
 
-if __name__ == "__main__":
+def run():
+  """Console-script entry point (flags are defined at import)."""
   app.run(run_cli(main))
+
+
+if __name__ == "__main__":
+  run()

@@ -181,5 +181,10 @@ def main(_):
         trainer.evaluate(dataset, FLAGS.eval_batch_size))
 
 
-if __name__ == "__main__":
+def run():
+  """Console-script entry point (flags are defined at import)."""
   app.run(run_cli(main))
+
+
+if __name__ == "__main__":
+  run()

@@ -208,5 +208,10 @@ def main(_):
     _predict(trainer, eval_examples)
 
 
-if __name__ == "__main__":
+def run():
+  """Console-script entry point (flags are defined at import)."""
   app.run(run_cli(main))
+
+
+if __name__ == "__main__":
+  run()

@@ -7,8 +7,8 @@ each task's train set and evaluates on dev. Prints and saves (JSON) the dev
 metrics and wall times.
 
     python benchmarks/glue_minilm.py --tasks=mrpc,sts-b \
-      --glue_dir=/work/shared/data/glue \
-      --model_dir=/work/shared/models/all-MiniLM-L6-v2 --work_dir=/tmp/glue
+      --glue_dir=../shared/data/glue \
+      --model_dir=../shared/models/all-MiniLM-L6-v2 --work_dir=/tmp/glue
 """
 
 import json
@@ -21,11 +21,14 @@ from absl import app
 from absl import flags
 
 FLAGS = flags.FLAGS
+_REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_SHARED = os.path.join(_REPO, "..", "shared")
 
 flags.DEFINE_list("tasks", ["mrpc", "sts-b"], "Tasks to fine-tune, in order.")
-flags.DEFINE_string("glue_dir", "/work/shared/data/glue",
+flags.DEFINE_string("glue_dir", os.path.join(_SHARED, "data", "glue"),
                     "Folder with MRPC/ and STS-B/ (GLUE TSVs).")
-flags.DEFINE_string("model_dir", "/work/shared/models/all-MiniLM-L6-v2",
+flags.DEFINE_string("model_dir",
+                    os.path.join(_SHARED, "models", "all-MiniLM-L6-v2"),
                     "HuggingFace BERT folder (config.json, safetensors).")
 flags.DEFINE_string("work_dir", "/tmp/glue_minilm",
                     "Converted checkpoint and one output dir per task.")
@@ -37,7 +40,6 @@ flags.DEFINE_integer("seed", None, "Passed on as --seed.")
 
 _DATA_DIRS = {"mrpc": "MRPC", "sts-b": "STS-B", "cola": "CoLA",
               "sst-2": "SST-2", "rte": "RTE"}
-_REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def _run(args):

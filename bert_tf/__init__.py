@@ -1,0 +1,50 @@
+"""bert_tf: the original BERT pipeline on TensorFlow 2 / Keras 3.
+
+The curated API (names resolve lazily, so `import bert_tf` stays cheap and
+TensorFlow-free until a model name is used):
+
+    import bert_tf
+    config = bert_tf.BertConfig.from_json_file("bert_config.json")
+    encoder, heads, report = bert_tf.load_tf1_model(config, "bert_model.ckpt")
+    tokenizer = bert_tf.FullTokenizer("vocab.txt", do_lower_case=True)
+    trainer = bert_tf.Trainer(task, lambda: bert_tf.create_optimizer(
+        5e-5, 1000, 100), "out")
+
+Layers of the package (docs/architecture.md): modeling, tasks, training,
+checkpoints, tokenizers, records, cli.
+"""
+
+import importlib
+
+_EXPORTS = {
+    # Model
+    "BertConfig": "bert_tf.modeling.bert_config",
+    "BertEncoder": "bert_tf.modeling.bert_encoder",
+    # Checkpoints
+    "load_tf1_model": "bert_tf.modeling.pretrained",
+    "load_hf_model": "bert_tf.modeling.pretrained",
+    "init_from_checkpoint": "bert_tf.checkpoints.checkpoint_io",
+    "save_tf1_checkpoint": "bert_tf.checkpoints.checkpoint_io",
+    # Tokenizers
+    "FullTokenizer": "bert_tf.tokenizers.tokenization",
+    "SentencePieceTokenizer": "bert_tf.tokenizers.sentencepiece_tokenizer",
+    "TfTextTokenizer": "bert_tf.tokenizers.tf_text_tokenizer",
+    # Training
+    "Task": "bert_tf.tasks.base",
+    "Trainer": "bert_tf.training.trainer",
+    "create_optimizer": "bert_tf.training.optimization",
+    # Errors
+    "InputError": "bert_tf.io_utils",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name):
+  if name in _EXPORTS:
+    return getattr(importlib.import_module(_EXPORTS[name]), name)
+  raise AttributeError("module 'bert_tf' has no attribute %r" % name)
+
+
+def __dir__():
+  return sorted(list(globals()) + __all__)
