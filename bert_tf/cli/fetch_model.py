@@ -1,0 +1,101 @@
+"""Fetch a BERT checkpoint by name, in the original layout.
+
+    python -m bert_tf.fetch_model uncased_L-12_H-768_A-12 --output_dir=models
+    python -m bert_tf.fetch_model sentence-transformers/all-MiniLM-L6-v2 \\
+        --output_dir=models
+    python -m bert_tf.fetch_model --list
+
+A registry name (the original Google zips, see `--list`) is downloaded and
+unpacked into `output_dir/<name>`; a HuggingFace repo id (anything with a
+"/") has its `config.json`, `vocab.txt` and `model.safetensors` downloaded
+and converted into `output_dir/<owner>--<name>`. Either way the folder
+holds `bert_model.ckpt.*`, `bert_config.json` and `vocab.txt`, and its path
+is printed. An existing complete folder is reused; a broken download
+resumes when the command is run again.
+"""
+
+import os
+import shutil
+
+from absl import app
+from absl import flags
+
+from bert_tf.checkpoints import fetch
+from bert_tf.checkpoints import model_registry
+from bert_tf.io_utils import InputError
+from bert_tf.io_utils import run_cli
+
+FLAGS = flags.FLAGS
+
+
+def define_flags():
+  """Defines this command's flags."""
+  flags.DEFINE_string("output_dir", None,
+                      "Folder that receives one sub-folder per model.")
+  flags.DEFINE_string("base_url", model_registry.GOOGLE_BASE_URL,
+                      "Where the Google zips are (a mirror, a local server).")
+  flags.DEFINE_string("hf_endpoint", fetch.HF_ENDPOINT,
+                      "HuggingFace Hub base URL (a mirror, a local server).")
+  flags.DEFINE_integer("retries", 3, "How often a broken download is "
+                       "resumed before giving up.")
+  flags.DEFINE_bool("list", False, "Print the known model names and exit.")
+
+
+def fetch_hf(repo_id, output_dir, hf_endpoint=None, retries=3):
+  """Downloads HF repo `repo_id` and converts it into `output_dir`."""
+  # Imported here: TensorFlow is needed (and loaded, ~5 s) only to convert.
+  # pylint: disable-next=g-import-not-at-top
+  from bert_tf.cli.convert_checkpoint import convert
+  model_dir = os.path.join(output_dir, repo_id.replace("/", "--"))
+  if fetch.existing_model(model_dir):
+    return model_dir
+  # Kept between runs so that a broken download resumes.
+  staging = os.path.join(output_dir, ".%s.download" %
+                         os.path.basename(model_dir))
+  fetch.download_hf(repo_id, staging, hf_endpoint, retries)
+  with fetch.building_dir(model_dir, staging) as scratch:
+    convert(staging, "hf", scratch)
+  shutil.rmtree(staging)
+  return model_dir
+
+
+def fetch_model(name, output_dir, base_url=None, hf_endpoint=None,
+                retries=3):
+  """Fetches registry model or HF repo `name`; returns its folder."""
+  kind, key = fetch.resolve_name(name)
+  if kind == "hf":
+    return fetch_hf(key, output_dir, hf_endpoint, retries)
+  return fetch.fetch_google(key, output_dir, base_url, retries)
+
+
+def _listing():
+  lines = ["%-30s %s" % (name, entry.description)
+           for name, entry in model_registry.GOOGLE_MODELS.items()]
+  lines += ["%-30s = %s" % item for item in model_registry.ALIASES.items()]
+  lines.append("%-30s any HuggingFace BERT repo id" % "<owner>/<name>")
+  return "\n".join(lines)
+
+
+def main(argv):
+  names = argv[1:]
+  if FLAGS.list:
+    print(_listing())
+    return
+  if not names:
+    raise InputError("name a model, e.g. uncased_L-12_H-768_A-12 or "
+                     "owner/name (--list shows the names)")
+  if not FLAGS.output_dir:
+    raise InputError("--output_dir is required")
+  for name in names:
+    print(fetch_model(name, FLAGS.output_dir, FLAGS.base_url,
+                      FLAGS.hf_endpoint, FLAGS.retries))
+
+
+def run():
+  """Console-script entry point."""
+  define_flags()
+  app.run(run_cli(main))
+
+
+if __name__ == "__main__":
+  run()
