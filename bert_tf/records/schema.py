@@ -16,7 +16,7 @@ encodings they cache (word-piece ids of a paragraph, padding, masks).
 Example:
     schema = Schema([Field("input_ids", INT64, 4), Field("label_ids", INT64)])
     record = schema.encode({"input_ids": [101, 7592, 102, 0], "label_ids": 1})
-    spec = schema.parse_spec()  # {"input_ids": FixedLenFeature([4], int64), ...}
+    spec = schema.parse_spec()  # {"input_ids": FixedLenFeature([4]), ...}
 """
 
 import collections

@@ -36,9 +36,9 @@ from bert_tf.io_utils import InputError
 from bert_tf.records import example_bytes as eb
 from bert_tf.records.task_schemas import squad_schema
 from data_prep.squad import records
-from data_prep.squad.records import InputFeatures  # pylint: disable=unused-import
 
 FIRST_UNIQUE_ID = 1000000000
+InputFeatures = records.InputFeatures  # where the original defines it
 
 
 def check_feature_settings(max_seq_length, doc_stride, max_query_length):
