@@ -192,7 +192,7 @@ def main(_):
   for variant in FLAGS.num_workers:
     m = medians[names[variant]]
     print("%s vs baseline: conversion %.1fx by wall time, %.1fx by CPU time; "
-          "including start-up %.1fx by wall, %.1fx by CPU" % (
+          "whole process (imports included) %.1fx by wall, %.1fx by CPU" % (
               names[variant], base["wall"] / m["wall"], base["cpu"] / m["cpu"],
               base["process_wall"] / m["process_wall"],
               base["process_cpu"] / m["process_cpu"]))

@@ -17,6 +17,7 @@ from absl import app, flags  # pylint: disable=g-import-not-at-top
 import tensorflow as tf  # pylint: disable=g-import-not-at-top
 
 from bert_tf import tokenization  # pylint: disable=g-import-not-at-top
+from bert_tf.records.task_schemas import squad_schema  # pylint: disable=g-import-not-at-top
 from data_prep.squad import records as squad_records  # pylint: disable=g-import-not-at-top
 from data_prep.squad.example import read_squad_examples  # pylint: disable=g-import-not-at-top
 from data_prep.squad.features import convert_examples_to_features  # pylint: disable=g-import-not-at-top
@@ -39,7 +40,7 @@ def _validate(name, v2, tmp):
   counts = write_squad_features(examples, FLAGS.vocab_file, True, out,
                                 out + ".features.jsonl", 384, 128, 64, False,
                                 num_workers=FLAGS.num_workers)
-  spec = squad_records.name_to_features(384, False)
+  spec = squad_schema(384, False).parse_spec()
   n = 0
   for raw, feature in zip(tf.data.TFRecordDataset(out), features):
     parsed = tf.io.parse_single_example(raw, spec)

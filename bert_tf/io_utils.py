@@ -3,8 +3,6 @@
 Example:
     with atomic_output("out/predictions.json") as f:
       f.write(text)
-    with atomic_tfrecord_writer("out/train.tf_record") as writer:
-      writer.write(example.SerializeToString())
 
 `InputError` carries a message for the user; `run_cli` turns it (and other
 expected failures) into a single `ERROR: ...` line and exit status 1.
@@ -59,24 +57,6 @@ def atomic_output(path, mode="w", encoding="utf-8"):
   except BaseException:
     if os.path.exists(tmp):
       os.remove(tmp)
-    raise
-
-
-@contextlib.contextmanager
-def atomic_tfrecord_writer(path, options=None):
-  """Yields a tf.io.TFRecordWriter whose file appears at `path` only when done."""
-  import tensorflow as tf  # pylint: disable=g-import-not-at-top
-  tmp = _temp_path(path)
-  parent = os.path.dirname(path)
-  if parent and not _is_remote(path):
-    os.makedirs(parent, exist_ok=True)
-  try:
-    with tf.io.TFRecordWriter(tmp, options=options) as writer:
-      yield writer
-    tf.io.gfile.rename(tmp, path, overwrite=True)
-  except BaseException:
-    if tf.io.gfile.exists(tmp):
-      tf.io.gfile.remove(tmp)
     raise
 
 

@@ -49,7 +49,11 @@ _TENSORFLOW_FREE = (
     "data_prep.squad.postprocess",
     "data_prep.squad.evaluation",
     "data_prep.classifier.processor",
+    "data_prep.classifier.features",
     "bert_tf.tokenizers.tokenization",
+    "bert_tf.records.example_bytes",
+    "bert_tf.records.schema",
+    "bert_tf.records.task_schemas",
     "bert_tf.records.tfrecord_file",
     "bert_tf.modeling.bert_config",
     "bert_tf",
@@ -123,3 +127,10 @@ def test_text_to_features_modules_are_tensorflow_free(module):
                           capture_output=True, text=True, timeout=60,
                           check=True)
   assert result.stdout.strip() == "False"
+
+
+def test_feature_extractor_reads_the_fields_data_prep_makes():
+  # pylint: disable=g-import-not-at-top
+  from bert_tf.tasks.feature_extraction import FEATURE_FIELDS
+  from data_prep.extract_features.examples import InputFeatures
+  assert InputFeatures._fields == FEATURE_FIELDS

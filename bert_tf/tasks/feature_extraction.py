@@ -5,6 +5,10 @@ Example:
     for line in extractor.json_lines(features):
       out.write(line)
 
+Features are what the original's `InputFeatures` hold: `FEATURE_FIELDS`
+(data_prep.extract_features makes them without TensorFlow;
+tests/test_layering.py checks that it makes exactly these).
+
 Each line is the original `extract_features.py` record:
 `{"linex_index": id, "features": [{"token": t, "layers": [{"index": i,
 "values": [...]}]}]}`, values rounded to 6 decimals with Python's `round`,
@@ -18,6 +22,11 @@ import numpy as np
 import tensorflow as tf
 
 from bert_tf.io_utils import InputError
+
+# What FeatureExtractor reads from each feature: its line's id, its
+# unpadded word pieces, and the model inputs (padded to the sequence length).
+FEATURE_FIELDS = ("unique_id", "tokens", "input_ids", "input_mask",
+                  "input_type_ids")
 
 
 class FeatureExtractor:
@@ -46,8 +55,9 @@ class FeatureExtractor:
     for start in range(0, len(features), self.batch_size):
       batch = features[start:start + self.batch_size]
       layers = self._predict(
-          *(tf.constant([getattr(f, key) for f in batch], tf.int32)
-            for key in ("input_ids", "input_mask", "input_type_ids")))
+          tf.constant([f.input_ids for f in batch], tf.int32),
+          tf.constant([f.input_mask for f in batch], tf.int32),
+          tf.constant([f.input_type_ids for f in batch], tf.int32))
       yield from zip(batch, layers.numpy())
 
   def to_json_line(self, feature, layers):

@@ -1,5 +1,8 @@
 """tf.data input from TFRecords with the original feature specs.
 
+The specs come from the records' schemas (`bert_tf.records.task_schemas`),
+the same ones data_prep writes with.
+
 Training datasets are built per input pipeline (one per worker) through
 `strategy.distribute_datasets_from_function`: each pipeline reads its shard,
 batches at the per-replica size of the *global* batch-size flag and shuffles
@@ -17,44 +20,28 @@ Example:
 
 import tensorflow as tf
 
+from bert_tf.records import task_schemas
+
 _AUTOTUNE = tf.data.AUTOTUNE
 _SHUFFLE_BUFFER = 100
 
 
-def _ints(length=None):
-  shape = [length] if length else []
-  return tf.io.FixedLenFeature(shape, tf.int64)
-
-
-def _sequence_features(seq_length):
-  return {k: _ints(seq_length)
-          for k in ("input_ids", "input_mask", "segment_ids")}
-
-
 def squad_features(seq_length, is_training):
   """`run_squad.input_fn_builder` spec (`is_impossible` is never parsed)."""
-  features = dict(_sequence_features(seq_length), unique_ids=_ints())
-  if is_training:
-    features.update(start_positions=_ints(), end_positions=_ints())
-  return features
+  return task_schemas.squad_schema(seq_length, is_training).parse_spec(
+      omit=("is_impossible",))
 
 
 def classifier_features(seq_length, is_regression=False):
   """`run_classifier.file_based_input_fn_builder` spec."""
-  label = tf.io.FixedLenFeature([], tf.float32 if is_regression else tf.int64)
-  return dict(_sequence_features(seq_length), label_ids=label,
-              is_real_example=_ints())
+  return task_schemas.classifier_schema(seq_length,
+                                        is_regression).parse_spec()
 
 
 def pretraining_features(seq_length, max_predictions_per_seq):
   """`run_pretraining.input_fn_builder` spec."""
-  return dict(
-      _sequence_features(seq_length),
-      masked_lm_positions=_ints(max_predictions_per_seq),
-      masked_lm_ids=_ints(max_predictions_per_seq),
-      masked_lm_weights=tf.io.FixedLenFeature([max_predictions_per_seq],
-                                              tf.float32),
-      next_sentence_labels=_ints(1))
+  return task_schemas.pretraining_schema(seq_length,
+                                         max_predictions_per_seq).parse_spec()
 
 
 def decode_record(record, name_to_features):

@@ -24,6 +24,7 @@ from bert_tf.tokenizers import tokenization
 from bert_tf.io_utils import InputError
 from bert_tf.io_utils import require_file
 from bert_tf.io_utils import run_cli
+from data_prep.classifier import features as classifier_features
 from data_prep.classifier import flags as classifier_flags
 from data_prep.classifier import tasks as classifier_tasks
 from data_prep.classifier.processor import SPLITS
@@ -63,9 +64,6 @@ def main(_):
   processor = classifier_flags.processor_from_flags(FLAGS)
   examples = processor.get_examples(FLAGS.split, FLAGS.input_file)
   tokenizer = tokenization.FullTokenizer(FLAGS.vocab_file, FLAGS.do_lower_case)
-  # Imported late: TensorFlow takes seconds to load, input errors need not
-  # wait for it.
-  from data_prep.classifier import features as classifier_features  # pylint: disable=g-import-not-at-top
   written = classifier_features.write_examples_to_tfrecord(
       examples, processor.get_labels(), FLAGS.max_seq_length, tokenizer,
       FLAGS.output_file, FLAGS.pad_to_multiple_of or None)

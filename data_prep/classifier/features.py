@@ -6,7 +6,8 @@ max_seq_length - 3 word pieces by popping the last piece of the longer side
 `[CLS] a [SEP] b [SEP]` with segment ids 0 up to the first [SEP] and 1 after
 (data_prep/common/sequence_pairs.py); everything is zero-padded. Padding examples
 become all zeros, label 0 and is_real_example 0. Regression labels are
-written as floats.
+written as floats. Records follow `task_schemas.classifier_schema` and are
+written without TensorFlow.
 
 Example:
     tokenizer = tokenization.FullTokenizer("vocab.txt", do_lower_case=True)
@@ -17,11 +18,11 @@ Example:
 import collections
 
 from absl import logging
-import tensorflow as tf
 import tqdm
 
 from bert_tf.io_utils import InputError
-from bert_tf.io_utils import atomic_tfrecord_writer
+from bert_tf.records.task_schemas import classifier_schema
+from bert_tf.records.tfrecord_file import tfrecord_writer
 from data_prep.classifier.example import PaddingInputExample
 from data_prep.common.sequence_pairs import pack_tokens
 
@@ -68,24 +69,12 @@ def padded_examples(examples, pad_to_multiple_of=None):
   return examples
 
 
-def _int_feature(values):
-  return tf.train.Feature(int64_list=tf.train.Int64List(value=list(values)))
-
-
-def to_tf_example(features):
-  """A tf.train.Example with the original's five feature names."""
-  if isinstance(features.label_id, float):
-    label = tf.train.Feature(
-        float_list=tf.train.FloatList(value=[features.label_id]))
-  else:
-    label = _int_feature([features.label_id])
-  return tf.train.Example(features=tf.train.Features(feature={
-      "input_ids": _int_feature(features.input_ids),
-      "input_mask": _int_feature(features.input_mask),
-      "segment_ids": _int_feature(features.segment_ids),
-      "label_ids": label,
-      "is_real_example": _int_feature([int(features.is_real_example)]),
-  }))
+def _record_values(features):
+  """The record's values by the original's five feature names."""
+  return {"input_ids": features.input_ids, "input_mask": features.input_mask,
+          "segment_ids": features.segment_ids,
+          "label_ids": features.label_id,
+          "is_real_example": int(features.is_real_example)}
 
 
 def _log_example(example, features, tokenizer):
@@ -121,12 +110,13 @@ def write_examples_to_tfrecord(examples, label_list, max_seq_length,
     raise InputError("--max_seq_length=%d: must be at least 3" %
                      max_seq_length)
   examples = padded_examples(examples, pad_to_multiple_of)
-  with atomic_tfrecord_writer(output_file) as writer:
+  schema = classifier_schema(max_seq_length, is_regression=label_list is None)
+  with tfrecord_writer(output_file) as writer:
     for i, example in enumerate(tqdm.tqdm(examples, desc="featurize",
                                           unit="ex", disable=None)):
       features = convert_single_example(example, label_list, max_seq_length,
                                         tokenizer)
       if i < _LOGGED_EXAMPLES:
         _log_example(example, features, tokenizer)
-      writer.write(to_tf_example(features).SerializeToString())
+      writer.write(schema.encode(_record_values(features)))
   return len(examples)

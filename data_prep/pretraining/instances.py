@@ -95,8 +95,8 @@ def create_instances_from_document(all_documents, document_index, vocab_words,
         i -= len(current_chunk) - a_end
       else:
         tokens_b = [t for seg in current_chunk[a_end:] for t in seg]
-      tokens_a, tokens_b = truncate_seq_pair(tokens_a, tokens_b,
-                                             max_num_tokens, rng)
+      tokens_a, tokens_b = truncate_pair_randomly(tokens_a, tokens_b,
+                                                  max_num_tokens, rng)
       tokens, segment_ids = pair_layout(tokens_a, tokens_b)
       tokens, positions, labels = create_masked_lm_predictions(
           tokens, vocab_words, options, rng)
@@ -124,11 +124,13 @@ def _random_next_tokens(all_documents, document_index, target_b_length, rng):
   return tokens_b
 
 
-def truncate_seq_pair(tokens_a, tokens_b, max_num_tokens, rng):
+def truncate_pair_randomly(tokens_a, tokens_b, max_num_tokens, rng):
   """Trims the longer side (B on ties) from a random end until they fit.
 
   Returns the truncated (tokens_a, tokens_b). Same random draws as the
-  original's in-place `del tokens[0]` / `pop()` loop, in linear time.
+  original create_pretraining_data's `truncate_seq_pair` (an in-place
+  `del tokens[0]` / `pop()` loop), in linear time; not the deterministic
+  `sequence_pairs.truncate_seq_pair` of run_classifier.
   """
   a_lo, a_hi, b_lo, b_hi = 0, len(tokens_a), 0, len(tokens_b)
   while (a_hi - a_lo) + (b_hi - b_lo) > max_num_tokens:

@@ -1,4 +1,4 @@
-"""SQuAD examples -> doc-span `InputFeatures`, exactly as the original.
+"""SQuAD examples -> doc-span features, exactly as the original, serialized.
 
 Reproduces the original `convert_examples_to_features`: the query is cut to
 `max_query_length` word pieces, each context word is WordPiece-tokenized on
@@ -9,12 +9,16 @@ becomes `[CLS] query [SEP] span [SEP]` zero-padded, and training labels point
 at `[CLS]` (0, 0) when the answer is not inside the span. `unique_id` counts
 from 1000000000 over the whole file.
 
-Same output, less work: a context shared by several questions is tokenized
-once (the original does it once per question), and the max-context flags of
-all spans come from one pass over the tokens instead of one scan of every
-span per token. `FeatureBuilder.example_spans` is the shared step; the
-`InputFeatures` here and the serialized records of squad_feature_encoder
-are two renderings of it.
+One path: `FeatureEncoder` renders every feature straight to what is
+written -- its `task_schemas.squad_schema` values and its sidecar line
+(records.py) -- and `convert_examples_to_features` (the original's API)
+reads its `InputFeatures` back from those. Why not build InputFeatures and
+serialize them: encoding ~400 tokens per feature (json.dumps, varints)
+would add about half to the run time. Here a context shared by several
+questions is tokenized and encoded once (varint ids, JSON tokens, JSON word
+indices, per word) and each span takes slices of those strings; the
+max-context flags of all spans come from one pass over the tokens instead
+of one scan of every span per token, once per span layout.
 
 Example:
     tokenizer = tokenization.FullTokenizer(vocab_file, do_lower_case=True)
@@ -23,35 +27,18 @@ Example:
                                  is_training=False, output_fn=features.append)
 """
 
-import collections
 import functools
 import itertools
+import json
 import operator
 
 from bert_tf.io_utils import InputError
+from bert_tf.records import example_bytes as eb
+from bert_tf.records.task_schemas import squad_schema
+from data_prep.squad import records
 
 FIRST_UNIQUE_ID = 1000000000
-
-
-class InputFeatures:
-  """One doc span of one example, with the original's attributes."""
-
-  def __init__(self, unique_id, example_index, doc_span_index, tokens,
-               token_to_orig_map, token_is_max_context, input_ids, input_mask,
-               segment_ids, start_position=None, end_position=None,
-               is_impossible=None):
-    self.unique_id = unique_id
-    self.example_index = example_index
-    self.doc_span_index = doc_span_index
-    self.tokens = tokens
-    self.token_to_orig_map = token_to_orig_map
-    self.token_is_max_context = token_is_max_context
-    self.input_ids = input_ids
-    self.input_mask = input_mask
-    self.segment_ids = segment_ids
-    self.start_position = start_position
-    self.end_position = end_position
-    self.is_impossible = is_impossible
+InputFeatures = records.InputFeatures  # where the original defines it
 
 
 def check_feature_settings(max_seq_length, doc_stride, max_query_length):
@@ -65,39 +52,6 @@ def check_feature_settings(max_seq_length, doc_stride, max_query_length):
   if max_query_length < 0:
     raise InputError("--max_query_length must be >= 0, got %d" %
                      max_query_length)
-
-
-class _Doc:
-  """A context's word pieces, their ids and the word <-> piece maps.
-
-  Built once per paragraph; the per-piece lists only when first used (the
-  serialized path in squad_feature_encoder needs just `num_tokens`).
-  """
-
-  def __init__(self, words):
-    self.words = words  # (pieces, ids) per context word
-    self.counts = list(map(len, map(operator.itemgetter(0), words)))
-    self.num_tokens = sum(self.counts)
-
-  @functools.cached_property
-  def tokens(self):
-    return list(itertools.chain.from_iterable(
-        map(operator.itemgetter(0), self.words)))
-
-  @functools.cached_property
-  def ids(self):
-    return list(itertools.chain.from_iterable(
-        map(operator.itemgetter(1), self.words)))
-
-  @functools.cached_property
-  def tok_to_orig_index(self):
-    return list(itertools.chain.from_iterable(
-        map(itertools.repeat, range(len(self.counts)), self.counts)))
-
-  @functools.cached_property
-  def orig_to_tok_index(self):
-    # First piece of each word (= pieces before it).
-    return list(itertools.accumulate(self.counts, initial=0))[:-1]
 
 
 def improve_answer_span(doc_tokens, input_start, input_end, tokenizer,
@@ -145,13 +99,6 @@ def max_context_flags(spans):
           for i, (start, length) in enumerate(spans)]
 
 
-# What every feature of one example is made from. `answer` is the training
-# answer's (first, last) doc piece, (-1, -1) if impossible, None if not
-# training; `flags` is max_context_flags(spans).
-ExampleSpans = collections.namedtuple(
-    "ExampleSpans", ["query", "query_ids", "doc", "spans", "flags", "answer"])
-
-
 def answer_positions(answer, start, length, doc_offset):
   """Training (start_position, end_position) in a span; (0, 0) = [CLS]."""
   tok_start, tok_end = answer
@@ -161,115 +108,213 @@ def answer_positions(answer, start, length, doc_offset):
   return 0, 0
 
 
-class FeatureBuilder:
-  """Turns one example at a time into its features (unique_id left None)."""
+class _Memo(dict):
+  """A dict that fills a missing key with `fn(key)`; `map(memo.__getitem__,
+  keys)` then encodes a whole list at C speed."""
+
+  def __init__(self, fn):
+    super().__init__()
+    self._fn = fn
+
+  def __missing__(self, key):
+    value = self[key] = self._fn(key)
+    return value
+
+
+# JSON list items followed by the separator json.dumps writes.
+_TOKEN_ITEM = _Memo(lambda token: json.dumps(token) + ", ")
+_INDEX_ITEM = _Memo("%d, ".__mod__)
+
+
+def _json_items(memo, values):
+  return "".join(map(memo.__getitem__, values))
+
+
+def _offsets(lengths):
+  """Start of every item, and the end, in the items' concatenation."""
+  return list(itertools.accumulate(lengths, initial=0))
+
+
+def _chain(lists):
+  return list(itertools.chain.from_iterable(lists))
+
+
+def _word(pieces, ids):
+  """(pieces, ids, packed ids, JSON pieces) of a word."""
+  return pieces, ids, eb.packed_int64(ids), _json_items(_TOKEN_ITEM, pieces)
+
+
+@functools.lru_cache(maxsize=4096)
+def _span_layout(num_tokens, max_tokens_for_doc, doc_stride):
+  """(spans, per span its max-context flags as JSON); a paragraph's
+  questions with equally long queries share it."""
+  spans = doc_spans(num_tokens, max_tokens_for_doc, doc_stride)
+  if len(spans) <= 1:
+    return spans, [json.dumps([True] * num_tokens)] * len(spans)
+  return spans, list(map(json.dumps, max_context_flags(spans)))
+
+
+class _Paragraph:
+  """A context's word pieces, encoded once; a span's encodings are slices.
+
+  Built from the `_word` tuples of the context words.
+  """
+
+  def __init__(self, words):
+    self.words = words
+    word_pieces, _, packed_ids, json_pieces = (
+        zip(*words) if words else ((),) * 4)
+    self.counts = list(map(len, word_pieces))
+    self.num_tokens = sum(self.counts)
+    self.packed_ids = b"".join(packed_ids)
+    self.json_pieces = "".join(json_pieces)
+    # tok_to_orig_index: word i once per piece.
+    self.json_origs = "".join(map(operator.mul, map(
+        _INDEX_ITEM.__getitem__, range(len(words))), self.counts))
+
+  @functools.cached_property
+  def pieces(self):
+    return _chain(word[0] for word in self.words)
+
+  @functools.cached_property
+  def orig_to_tok_index(self):
+    """First piece of each word."""
+    return _offsets(self.counts)[:-1]
+
+  @functools.cached_property
+  def _piece_offsets(self):
+    origs = _chain(map(itertools.repeat, range(len(self.counts)),
+                       self.counts))
+    ids = _chain(word[1] for word in self.words)
+    return (_offsets(map(len, map(eb.VARINTS.__getitem__, ids))),
+            _offsets(map(len, map(_TOKEN_ITEM.__getitem__, self.pieces))),
+            _offsets(map(len, map(_INDEX_ITEM.__getitem__, origs))))
+
+  def span(self, start, end):
+    """(packed ids, JSON pieces, JSON word indices) of pieces [start, end),
+    each JSON item followed by ", "."""
+    if start == 0 and end == self.num_tokens:  # most spans
+      return self.packed_ids, self.json_pieces, self.json_origs
+    ids, pieces, origs = self._piece_offsets
+    return (self.packed_ids[ids[start]:ids[end]],
+            self.json_pieces[pieces[start]:pieces[end]],
+            self.json_origs[origs[start]:origs[end]])
+
+
+class FeatureEncoder:
+  """Examples -> [(squad_schema values without unique_ids, sidecar tail)].
+
+  `with_sidecar=False` leaves the tails None (training files).
+  """
 
   def __init__(self, tokenizer, max_seq_length, doc_stride, max_query_length,
-               is_training):
+               is_training, with_sidecar=True):
     check_feature_settings(max_seq_length, doc_stride, max_query_length)
     self.tokenizer = tokenizer
     self.max_seq_length = max_seq_length
     self.doc_stride = doc_stride
     self.max_query_length = max_query_length
     self.is_training = is_training
+    self.with_sidecar = with_sidecar
+    self.schema = squad_schema(max_seq_length, is_training)
     try:
-      self.cls_id, self.sep_id = tokenizer.convert_tokens_to_ids(
-          ["[CLS]", "[SEP]"])
+      cls_id, sep_id = tokenizer.convert_tokens_to_ids(["[CLS]", "[SEP]"])
     except KeyError as e:
       raise InputError("the vocab file has no %s token" % e) from None
-    self._docs = {}
+    self._cls, self._sep = eb.VARINTS[cls_id], eb.VARINTS[sep_id]
     self._words = {}
+    self._paragraph = (None, None)  # (doc_tokens, _Paragraph) of the last
 
-  def _new_word(self, word):
-    """(pieces, ids) of one context word; a word's pieces depend on it alone."""
-    if len(self._words) >= 200000:
-      self._words.clear()
-    pieces = self.tokenizer.tokenize(word)
-    entry = self._words[word] = (pieces,
-                                 self.tokenizer.convert_tokens_to_ids(pieces))
-    return entry
+  def _tokenized(self, words):
+    """`_word` of each word. A word's pieces depend on it alone, and most
+    words recur: they are cached."""
+    entries = list(map(self._words.get, words))
+    if None in entries:
+      if len(self._words) >= 200000:
+        self._words.clear()
+      for i, word in enumerate(words):
+        if entries[i] is None:
+          pieces = self.tokenizer.tokenize(word)
+          entries[i] = self._words[word] = _word(
+              pieces, self.tokenizer.convert_tokens_to_ids(pieces))
+    return entries
 
-  def _doc(self, doc_tokens):
-    # Keyed by identity: the examples of one paragraph share doc_tokens.
-    # Holding doc_tokens in the value keeps the id from being reused.
-    entry = self._docs.get(id(doc_tokens))
-    if entry is None:
-      if len(self._docs) >= 512:
-        self._docs.clear()
-      words = list(map(self._words.get, doc_tokens))
-      if None in words:
-        words = [w or self._new_word(doc_tokens[i])
-                 for i, w in enumerate(words)]
-      entry = (doc_tokens, _Doc(words))
-      self._docs[id(doc_tokens)] = entry
-    return entry[1]
+  def _query(self, question_text):
+    """The question's pieces and ids, cut to max_query_length. Tokenizing
+    a text is tokenizing its space-separated parts (" " stays a separator
+    through cleaning), so the parts go through the word cache."""
+    pieces, ids, _, _ = zip(*self._tokenized(question_text.split(" ")))
+    return (_chain(pieces)[:self.max_query_length],
+            _chain(ids)[:self.max_query_length])
 
-  def _answer_span(self, example, doc):
+  def _paragraph_of(self, doc_tokens):
+    # A paragraph's questions are adjacent and share `doc_tokens`.
+    if self._paragraph[0] is not doc_tokens:
+      self._paragraph = (doc_tokens,
+                         _Paragraph(self._tokenized(doc_tokens)))
+    return self._paragraph[1]
+
+  def _answer(self, example, paragraph):
+    """The training answer's (first, last) piece; (-1, -1) if impossible."""
     if example.is_impossible:
       return -1, -1
-    tok_start = doc.orig_to_tok_index[example.start_position]
+    tok_start = paragraph.orig_to_tok_index[example.start_position]
     if example.end_position < len(example.doc_tokens) - 1:
-      tok_end = doc.orig_to_tok_index[example.end_position + 1] - 1
+      tok_end = paragraph.orig_to_tok_index[example.end_position + 1] - 1
     else:
-      tok_end = doc.num_tokens - 1
-    return improve_answer_span(doc.tokens, tok_start, tok_end, self.tokenizer,
-                               example.orig_answer_text)
+      tok_end = paragraph.num_tokens - 1
+    return improve_answer_span(paragraph.pieces, tok_start, tok_end,
+                               self.tokenizer, example.orig_answer_text)
 
-  def example_spans(self, example):
-    """The query, doc, spans and answer of `example` (an `ExampleSpans`)."""
-    query = self.tokenizer.tokenize(
-        example.question_text)[:self.max_query_length]
-    doc = self._doc(example.doc_tokens)
-    spans = doc_spans(doc.num_tokens, self.max_seq_length - len(query) - 3,
-                      self.doc_stride)
-    return ExampleSpans(
-        query=query, query_ids=self.tokenizer.convert_tokens_to_ids(query),
-        doc=doc, spans=spans, flags=max_context_flags(spans) if spans else [],
-        answer=(self._answer_span(example, doc) if self.is_training else None))
-
-  def features(self, example, example_index):
-    """The InputFeatures of `example`, in doc-span order."""
-    query, query_ids, doc, spans, flags, answer = self.example_spans(example)
+  def encode(self, example, example_index):
+    """The (values, tail) of every feature of `example`, in span order."""
+    query, query_ids = self._query(example.question_text)
+    paragraph = self._paragraph_of(example.doc_tokens)
+    spans, json_flags = _span_layout(
+        paragraph.num_tokens, self.max_seq_length - len(query) - 3,
+        self.doc_stride)
+    if not spans:  # a context without word pieces
+      return []
     doc_offset = len(query) + 2
+    ids_head = self._cls + eb.packed_int64(query_ids) + self._sep
+    if self.is_training:
+      answer = self._answer(example, paragraph)
+    if self.with_sidecar:
+      json_query = _json_items(_TOKEN_ITEM, query)
     out = []
     for span_index, (start, length) in enumerate(spans):
-      end = start + length
-      tokens = ["[CLS]"] + query + ["[SEP]"] + doc.tokens[start:end] + ["[SEP]"]
-      positions = range(doc_offset, doc_offset + length)
-      input_ids = ([self.cls_id] + query_ids + [self.sep_id] +
-                   doc.ids[start:end] + [self.sep_id])
-      num_pad = self.max_seq_length - len(input_ids)
-      feature = InputFeatures(
-          unique_id=None,
-          example_index=example_index,
-          doc_span_index=span_index,
-          tokens=tokens,
-          token_to_orig_map=dict(zip(positions, doc.tok_to_orig_index[start:end])),
-          token_is_max_context=dict(zip(positions, flags[span_index])),
-          input_ids=input_ids + [0] * num_pad,
-          input_mask=[1] * len(input_ids) + [0] * num_pad,
-          segment_ids=[0] * doc_offset + [1] * (length + 1) + [0] * num_pad,
-          is_impossible=example.is_impossible)
+      ids, json_pieces, json_origs = paragraph.span(start, start + length)
+      num_real = doc_offset + length + 1
+      pad = bytes(self.max_seq_length - num_real)
+      values = {"input_ids": ids_head + ids + self._sep + pad,
+                "input_mask": b"\x01" * num_real + pad,
+                "segment_ids": bytes(doc_offset) + b"\x01" * (length + 1) +
+                               pad}
       if self.is_training:
-        feature.start_position, feature.end_position = answer_positions(
-            answer, start, length, doc_offset)
-      out.append(feature)
+        values["start_positions"], values["end_positions"] = (
+            answer_positions(answer, start, length, doc_offset))
+        values["is_impossible"] = int(example.is_impossible)
+      tail = None
+      if self.with_sidecar:
+        tail = records.sidecar_tail(
+            example_index, span_index, example.qas_id,
+            '["[CLS]", %s"[SEP]", %s"[SEP]"]' % (json_query, json_pieces),
+            doc_offset, "[%s]" % json_origs[:-2], json_flags[span_index])
+      out.append((values, tail))
     return out
 
 
 def convert_examples_to_features(examples, tokenizer, max_seq_length,
                                  doc_stride, max_query_length, is_training,
                                  output_fn, first_unique_id=FIRST_UNIQUE_ID):
-  """The original's API: calls `output_fn(feature)` for every feature.
-
-  Returns the number of features.
-  """
-  builder = FeatureBuilder(tokenizer, max_seq_length, doc_stride,
+  """The original's API: calls `output_fn(InputFeatures)` for every feature,
+  read back from its record values and sidecar line. Returns the count."""
+  encoder = FeatureEncoder(tokenizer, max_seq_length, doc_stride,
                            max_query_length, is_training)
   unique_id = first_unique_id
   for example_index, example in enumerate(examples):
-    for feature in builder.features(example, example_index):
-      feature.unique_id = unique_id
-      output_fn(feature)
+    for values, tail in encoder.encode(example, example_index):
+      output_fn(records.read_feature(records.sidecar_line(unique_id, tail),
+                                     values))
       unique_id += 1
   return unique_id - first_unique_id

@@ -1,10 +1,9 @@
-"""SQuAD feature records: tf.train.Example bytes and the JSON-lines sidecar.
+"""SQuAD features: the original's `InputFeatures` and the JSON-lines sidecar.
 
-TFRecord features have the original names and types: `unique_ids`,
-`input_ids`, `input_mask`, `segment_ids` (int64), plus `start_positions`,
-`end_positions` and `is_impossible` when training. The `tf.train.Example`
-bytes are encoded by `tf_example_bytes` (no TensorFlow import in worker
-processes); tests parse them back with `tf.io.parse_single_example`.
+The TFRecords follow `bert_tf.records.task_schemas.squad_schema` (the
+original names and types: `unique_ids`, `input_ids`, `input_mask`,
+`segment_ids`, plus `start_positions`, `end_positions` and `is_impossible`
+when training).
 
 Sidecar (what `write_predictions` needs besides the logits), JSON lines:
   line 1: {"format": "bert_tf.squad_features", "version": 1, ...settings}
@@ -16,45 +15,37 @@ Sidecar (what `write_predictions` needs besides the logits), JSON lines:
   the original dicts' values for positions doc_offset, doc_offset+1, ...
 
 Example:
-    features = read_features_sidecar("eval.tf_record.features.jsonl")
-    spec = name_to_features(max_seq_length=384, is_training=False)
+    header, features = read_features_sidecar("eval.tf_record.features.jsonl")
 """
 
 import json
 
 from bert_tf.io_utils import InputError
-from bert_tf.records import example_bytes as teb
-from data_prep.squad.features import InputFeatures
+from bert_tf.records.example_bytes import unpack_int64
 
 SIDECAR_FORMAT = "bert_tf.squad_features"
 SIDECAR_VERSION = 1
 
 
-def feature_entries(feature, is_training):
-  """Serialized map entries of every TFRecord feature but `unique_ids`."""
-  # Mask and segment values are 0/1: their varints are the bytes themselves.
-  entries = [
-      teb.int64_entry("input_ids", teb.packed_int64(feature.input_ids)),
-      teb.int64_entry("input_mask", bytes(feature.input_mask)),
-      teb.int64_entry("segment_ids", bytes(feature.segment_ids)),
-  ]
-  if is_training:
-    entries.append(label_entries(feature.start_position,
-                                 feature.end_position, feature.is_impossible))
-  return b"".join(entries)
+class InputFeatures:
+  """One doc span of one example, with the original's attributes."""
 
-
-def label_entries(start_position, end_position, is_impossible):
-  """Serialized map entries of the training labels."""
-  return (teb.int64_entry("start_positions", teb.varint(start_position)) +
-          teb.int64_entry("end_positions", teb.varint(end_position)) +
-          teb.int64_entry("is_impossible", teb.varint(int(is_impossible))))
-
-
-def example_bytes(unique_id, entries):
-  """A serialized tf.train.Example: `unique_ids` + the other entries."""
-  return teb.example_bytes(
-      [teb.int64_entry("unique_ids", teb.varint(unique_id)), entries])
+  def __init__(self, unique_id, example_index, doc_span_index, tokens,
+               token_to_orig_map, token_is_max_context, input_ids, input_mask,
+               segment_ids, start_position=None, end_position=None,
+               is_impossible=None):
+    self.unique_id = unique_id
+    self.example_index = example_index
+    self.doc_span_index = doc_span_index
+    self.tokens = tokens
+    self.token_to_orig_map = token_to_orig_map
+    self.token_is_max_context = token_is_max_context
+    self.input_ids = input_ids
+    self.input_mask = input_mask
+    self.segment_ids = segment_ids
+    self.start_position = start_position
+    self.end_position = end_position
+    self.is_impossible = is_impossible
 
 
 def sidecar_header(**settings):
@@ -63,11 +54,33 @@ def sidecar_header(**settings):
   return json.dumps(header) + "\n"
 
 
+# The keys in json.dumps order; the lists are written in as JSON text.
+_TAIL = ('"example_index": %d, "doc_span_index": %d, "qas_id": %s, '
+         '"tokens": %s, "doc_offset": %d, "token_to_orig_map": %s, '
+         '"token_is_max_context": %s}\n')
+
+
+def sidecar_tail(example_index, doc_span_index, qas_id, json_tokens,
+                 doc_offset, json_orig_map, json_max_context):
+  """A feature's sidecar line after its unique_id (assigned later, in
+  order); the three lists come as JSON text."""
+  return _TAIL % (example_index, doc_span_index, json.dumps(qas_id),
+                  json_tokens, doc_offset, json_orig_map, json_max_context)
+
+
 def sidecar_line(unique_id, tail):
-  return '{"unique_id": %d, %s\n' % (unique_id, tail)
+  return '{"unique_id": %d, %s' % (unique_id, tail)
 
 
-def _feature_from_record(record):
+def read_feature(line, values=None):
+  """InputFeatures from a sidecar line, plus `qas_id`.
+
+  With `values` (the feature's squad_schema record values, sequences as
+  packed bytes) the inputs and training labels are filled in; otherwise
+  input_ids/input_mask/segment_ids are None. `is_impossible` is False for
+  eval features, as their examples' is.
+  """
+  record = json.loads(line)
   offset = record["doc_offset"]
   positions = range(offset, offset + len(record["token_to_orig_map"]))
   feature = InputFeatures(
@@ -80,6 +93,13 @@ def _feature_from_record(record):
                                     record["token_is_max_context"])),
       input_ids=None, input_mask=None, segment_ids=None)
   feature.qas_id = record["qas_id"]
+  if values is not None:
+    feature.input_ids = unpack_int64(values["input_ids"])
+    feature.input_mask = list(values["input_mask"])
+    feature.segment_ids = list(values["segment_ids"])
+    feature.start_position = values.get("start_positions")
+    feature.end_position = values.get("end_positions")
+    feature.is_impossible = bool(values.get("is_impossible", False))
   return feature
 
 
@@ -94,32 +114,15 @@ def read_features_sidecar(path):
   with open(path, "rb") as f:
     for line_number, line in enumerate(f, 1):
       try:
-        record = json.loads(line)
         if line_number == 1:
-          if record.get("format") != SIDECAR_FORMAT:
+          header = json.loads(line)
+          if header.get("format") != SIDECAR_FORMAT:
             raise ValueError("not a %s file" % SIDECAR_FORMAT)
-          header = record
           continue
-        features.append(_feature_from_record(record))
+        features.append(read_feature(line))
       except (ValueError, KeyError, TypeError, AttributeError) as e:
         raise InputError("%s line %d: bad feature record (%s: %s)" %
                          (path, line_number, type(e).__name__, e)) from None
   if header is None:
     raise InputError("%s: empty features file" % path)
   return header, features
-
-
-def name_to_features(max_seq_length, is_training):
-  """The original's parse spec for `tf.io.parse_single_example`."""
-  import tensorflow as tf  # pylint: disable=g-import-not-at-top
-  spec = {
-      "unique_ids": tf.io.FixedLenFeature([], tf.int64),
-      "input_ids": tf.io.FixedLenFeature([max_seq_length], tf.int64),
-      "input_mask": tf.io.FixedLenFeature([max_seq_length], tf.int64),
-      "segment_ids": tf.io.FixedLenFeature([max_seq_length], tf.int64),
-  }
-  if is_training:
-    spec["start_positions"] = tf.io.FixedLenFeature([], tf.int64)
-    spec["end_positions"] = tf.io.FixedLenFeature([], tf.int64)
-    spec["is_impossible"] = tf.io.FixedLenFeature([], tf.int64)
-  return spec

@@ -6,7 +6,7 @@ questions share one tokenized context); with `num_workers > 1` the chunks go
 to a forked process pool and come back in submission order (at most a few
 chunks in flight, so memory does not grow with the number of features). The
 parent assigns `unique_id`s in order and writes, so the output is identical
-for any number of workers. TFRecords are framed by `tfrecord_file` without
+for any number of workers. TFRecords are written by `tfrecord_file` without
 importing TensorFlow (seconds of start-up; a remote path still goes through
 tf.io.gfile). Both files are written atomically.
 
@@ -25,17 +25,16 @@ import multiprocessing
 
 import tqdm
 
-from bert_tf.tokenizers import tokenization
 from bert_tf.io_utils import atomic_output
+from bert_tf.records.example_bytes import example_bytes
+from bert_tf.records.tfrecord_file import tfrecord_writer
+from bert_tf.tokenizers import tokenization
 from data_prep.squad import records as squad_records
-from data_prep.squad.feature_encoder import FeatureEncoder
-from data_prep.squad.features import FIRST_UNIQUE_ID, FeatureBuilder
-from bert_tf.records.tfrecord_file import frame_records
+from data_prep.squad.features import FIRST_UNIQUE_ID, FeatureEncoder
 
 Counts = collections.namedtuple("Counts", ["examples", "features"])
 
 _CHUNK_SIZE = 256  # examples per task, rounded up to a paragraph's end
-_FRAME_BATCH = 4096  # records per checksum batch
 # In a worker: (encoder, examples). Forked workers inherit the parent's,
 # so chunks travel as index ranges; spawned ones get the examples sent.
 _worker_state = None
@@ -44,9 +43,17 @@ _worker_state = None
 def _new_encoder(vocab_file, do_lower_case, max_seq_length, doc_stride,
                  max_query_length, is_training, with_sidecar):
   tokenizer = tokenization.FullTokenizer(vocab_file, do_lower_case)
-  return FeatureEncoder(
-      FeatureBuilder(tokenizer, max_seq_length, doc_stride, max_query_length,
-                     is_training), with_sidecar)
+  return FeatureEncoder(tokenizer, max_seq_length, doc_stride,
+                        max_query_length, is_training, with_sidecar)
+
+
+def _convert(encoder, first_index, examples):
+  """[(record entries but unique_ids, sidecar tail)] of the examples'
+  features; the parent adds the unique ids."""
+  entries = encoder.schema.entries
+  return [(entries(values), tail)
+          for offset, example in enumerate(examples)
+          for values, tail in encoder.encode(example, first_index + offset)]
 
 
 def _init_worker(encoder_args):
@@ -57,7 +64,8 @@ def _init_worker(encoder_args):
 
 def _convert_in_worker(start, stop, chunk):
   encoder, examples = _worker_state
-  return encoder(start, examples[start:stop] if chunk is None else chunk)
+  return _convert(encoder, start,
+                  examples[start:stop] if chunk is None else chunk)
 
 
 def _chunk_bounds(examples):
@@ -80,7 +88,7 @@ def _converted_chunks(examples, encoder, encoder_args, num_workers):
   bounds = _chunk_bounds(examples)
   if num_workers <= 1:
     for start, stop in bounds:
-      yield stop - start, encoder(start, examples[start:stop])
+      yield stop - start, _convert(encoder, start, examples[start:stop])
     return
   # Workers never touch TensorFlow, so forking the parent is safe.
   global _worker_state
@@ -127,10 +135,11 @@ def write_squad_features(examples, vocab_file, do_lower_case, output_file,
                   max_query_length, is_training, bool(features_file))
   # Validates the settings and the vocab before any worker starts.
   encoder = _new_encoder(*encoder_args)
+  schema = encoder.schema
   unique_id = FIRST_UNIQUE_ID
   with contextlib.ExitStack() as stack:
     stack.enter_context(_gc_paused())
-    writer = stack.enter_context(atomic_output(output_file, "wb"))
+    writer = stack.enter_context(tfrecord_writer(output_file))
     sidecar = None
     if features_file:
       sidecar = stack.enter_context(atomic_output(features_file))
@@ -140,21 +149,17 @@ def write_squad_features(examples, vocab_file, do_lower_case, output_file,
           do_lower_case=do_lower_case))
     bar = stack.enter_context(
         tqdm.tqdm(total=len(examples), unit="ex", disable=None if progress else True))
-    records = []
     for num_examples, converted in _converted_chunks(examples, encoder,
                                                      encoder_args,
                                                      num_workers):
       first_id = unique_id
       for entries, _ in converted:
-        records.append(squad_records.example_bytes(unique_id, entries))
+        writer.write(example_bytes(
+            [schema.entries({"unique_ids": unique_id}), entries]))
         unique_id += 1
       if sidecar is not None:
         sidecar.write("".join([
             squad_records.sidecar_line(first_id + i, tail)
             for i, (_, tail) in enumerate(converted)]))
-      if len(records) >= _FRAME_BATCH:
-        writer.write(frame_records(records))
-        records = []
       bar.update(num_examples)
-    writer.write(frame_records(records))
   return Counts(len(examples), unique_id - FIRST_UNIQUE_ID)

@@ -12,7 +12,8 @@ from bert_tf.tokenizers.tokenization import FullTokenizer
 from data_prep.pretraining.documents import Shard, plan_shards, read_documents
 from data_prep.pretraining.instances import (InstanceOptions,
                                              create_training_instances,
-                                             shuffle, truncate_seq_pair)
+                                             shuffle,
+                                             truncate_pair_randomly)
 from bert_tf.records.tfrecord_file import crc32c_many
 from tests.conftest import FIXTURES, REPO
 
@@ -197,13 +198,13 @@ def _original_truncate(tokens_a, tokens_b, max_num_tokens, rng):
       trunc.pop()
 
 
-def test_truncate_seq_pair_matches_original_loop():
+def test_truncate_pair_randomly_matches_original_loop():
   sizes = random.Random(0)
   for seed in range(200):
     a = list(range(sizes.randint(1, 60)))
     b = list(range(100, 100 + sizes.randint(1, 60)))
     limit = sizes.randint(2, 70)
-    ours = truncate_seq_pair(a, b, limit, random.Random(seed))
+    ours = truncate_pair_randomly(a, b, limit, random.Random(seed))
     _original_truncate(a, b, limit, random.Random(seed))
     assert ours == (a, b)
 

@@ -9,6 +9,7 @@ import sys
 import pytest
 import tensorflow as tf
 
+from bert_tf.records.task_schemas import squad_schema
 from data_prep.squad import records as squad_records
 from data_prep.squad.postprocess import write_raw_results
 from tests.data_prep.squad.test_common import (REPO, SQUAD, VOCAB, examples_and_features,
@@ -33,7 +34,7 @@ def test_squad_cli_train_shuffled(tmp_path):
   assert proc.returncode == 0, proc.stderr
   assert "examples: 1057, features: 2177, skipped answers: 0" in proc.stdout
   assert os.listdir(tmp_path) == ["train.tf_record"]  # no sidecar for training
-  spec = squad_records.name_to_features(128, True)
+  spec = squad_schema(128, True).parse_spec()
   first = tf.io.parse_single_example(
       next(iter(tf.data.TFRecordDataset(str(out)))), spec)
   # The original shuffles the examples with random.Random(12345) first.

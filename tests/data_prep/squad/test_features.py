@@ -5,6 +5,7 @@ import os
 import pytest
 import tensorflow as tf
 
+from bert_tf.records.task_schemas import squad_schema
 from data_prep.squad import records as squad_records
 from data_prep.squad.features import doc_spans, max_context_flags
 from data_prep.squad.postprocess import get_final_text
@@ -60,7 +61,7 @@ def test_get_final_text_reference(pred, orig, expected):
 
 
 def _parse(path, seq_length, is_training):
-  spec = squad_records.name_to_features(seq_length, is_training)
+  spec = squad_schema(seq_length, is_training).parse_spec()
   return [{k: v.numpy().tolist() for k, v in
            tf.io.parse_single_example(r, spec).items()}
           for r in tf.data.TFRecordDataset(path)]
@@ -100,11 +101,15 @@ def test_tfrecord_and_sidecar_round_trip(tmp_path, setting, workers):
                                           "f.tf_record.features.jsonl"]
 
 
-def test_hand_encoded_example_equals_tf_train_example():
+def test_schema_encoding_equals_tf_train_example():
   _, features = examples_and_features("features_v2_train_384_128_64")
   feature = features[0]
-  encoded = squad_records.example_bytes(
-      feature.unique_id, squad_records.feature_entries(feature, True))
+  encoded = squad_schema(384, True).encode({
+      "unique_ids": feature.unique_id, "input_ids": feature.input_ids,
+      "input_mask": feature.input_mask, "segment_ids": feature.segment_ids,
+      "start_positions": feature.start_position,
+      "end_positions": feature.end_position,
+      "is_impossible": int(feature.is_impossible)})
 
   def ints(values):
     return tf.train.Feature(int64_list=tf.train.Int64List(value=values))
