@@ -35,6 +35,11 @@ def preprocess_text(text, do_lower_case):
   return text.lower() if do_lower_case else text
 
 
+def pieces_to_text(pieces):
+  """The (preprocessed) text of consecutive pieces: "▁new", "s" -> "news"."""
+  return "".join(pieces).replace(SPIECE_UNDERLINE, " ").strip()
+
+
 class SentencePieceTokenizer:
   """Tokenizes with a SentencePiece model; same methods as `FullTokenizer`."""
 

@@ -35,8 +35,8 @@ import os
 
 from bert_tf.io_utils import InputError, atomic_output
 from bert_tf.tokenizers import tokenization
+from bert_tf.tokenizers.sentencepiece_tokenizer import pieces_to_text
 from bert_tf.tokenizers.sentencepiece_tokenizer import preprocess_text
-from bert_tf.tokenizers.sentencepiece_tokenizer import SPIECE_UNDERLINE
 
 RawResult = collections.namedtuple("RawResult",
                                    ["unique_id", "start_logits", "end_logits"])
@@ -146,7 +146,7 @@ def _prelim_predictions(features, results, n_best_size, max_answer_length,
 def _candidate_text(example, feature, prelim, do_lower_case, sentencepiece):
   pieces = feature.tokens[prelim.start_index:(prelim.end_index + 1)]
   if sentencepiece:
-    tok_text = "".join(pieces).replace(SPIECE_UNDERLINE, " ")
+    tok_text = pieces_to_text(pieces)
   else:
     tok_text = " ".join(pieces).replace(" ##", "").replace("##", "")
   tok_text = " ".join(tok_text.strip().split())
