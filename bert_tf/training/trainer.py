@@ -114,6 +114,7 @@ class Trainer:
     # True while evaluating in-memory weights (during training, or weights
     # loaded by `use_loaded_weights`): no restore from output_dir then.
     self._pinned = False
+    self._inference_fns = {}  # key -> traced inference step
     self._train_loop = None
     self._grad_fn = tf.function(self._compute_gradients, jit_compile=use_xla)
 
@@ -346,12 +347,13 @@ class Trainer:
 
   # -- Evaluation and prediction -------------------------------------------
 
-  def _inference_batches(self, dataset, batch_size, fn):
+  def _inference_batches(self, dataset, batch_size, fn, key):
     """Yields numpy dicts of `fn(features, outputs)` for the real rows.
 
     Every batch is padded to a fixed size (a multiple of the replica count),
     so partial last batches work on every strategy, then the padding rows
-    are dropped again, keeping the input order.
+    are dropped again, keeping the input order. The traced step is kept per
+    `key` (the kind of call), so repeated evaluations trace it once.
     """
     if not self._pinned:
       self._restore_or_init(self._model_checkpoint())
@@ -359,17 +361,21 @@ class Trainer:
     size = -(-batch_size // replicas) * replicas
     padded = _without_autotune(
         dataset.map(lambda f: batch_padding.pad_batch(f, size)))
+    # Workers predict independently: no collectives, each sees all rows.
+    local = distribution.num_workers(self.strategy) > 1 or replicas == 1
+    run = self._inference_fns.get(key)
+    if run is None:
+      def step(features):
+        features = dict(features)
+        valid = features.pop(batch_padding.VALID)
+        result = fn(features, self.model(features, training=False))
+        result[batch_padding.VALID] = valid
+        return result
 
-    def step(features):
-      features = dict(features)
-      valid = features.pop(batch_padding.VALID)
-      result = fn(features, self.model(features, training=False))
-      result[batch_padding.VALID] = valid
-      return result
-
-    if distribution.num_workers(self.strategy) > 1 or replicas == 1:
-      # Workers predict independently: no collectives, each sees all rows.
-      run = tf.function(step)
+      run = tf.function(step if local else
+                        lambda f: self.strategy.run(step, args=(f,)))
+      self._inference_fns[key] = run
+    if local:
       batches = (run(features) for features in padded)
     else:
       options = tf.data.Options()
@@ -377,7 +383,6 @@ class Trainer:
           tf.data.experimental.AutoShardPolicy.OFF)
       dist = self.strategy.experimental_distribute_dataset(
           padded.with_options(options))
-      run = tf.function(lambda f: self.strategy.run(step, args=(f,)))
       batches = (batch_padding.concat_replicas(self.strategy, run(f))
                  for f in dist)
     for result in batches:
@@ -406,7 +411,8 @@ class Trainer:
       result.update({k: features[k] for k in feature_keys})
       return result
 
-    for batch in self._inference_batches(dataset, batch_size, fn):
+    key = ("predict",) + tuple(feature_keys)
+    for batch in self._inference_batches(dataset, batch_size, fn, key):
       for i in range(len(next(iter(batch.values())))):
         yield {k: v[i] for k, v in batch.items()}
 
@@ -421,7 +427,8 @@ class Trainer:
               for part, value in zip(("num", "den"), pair)}
 
     totals = {}
-    for batch in self._inference_batches(dataset, batch_size, fn):
+    for batch in self._inference_batches(dataset, batch_size, fn,
+                                         ("evaluate",)):
       for key, values in batch.items():
         totals[key] = totals.get(key, 0.0) + float(np.sum(values))
     names = sorted({key.rsplit("/", 1)[0] for key in totals})
