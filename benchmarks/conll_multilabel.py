@@ -11,7 +11,7 @@ with the same function: the majority label set of the training data, the
 most frequent single label, and the constant set with the best training
 micro-F1.
 
-    python benchmarks/conll_multilabel.py --num_train=5000 \
+    python -m benchmarks.conll_multilabel --num_train=5000 \
       --work_dir=/tmp/conll_multilabel
 """
 
@@ -25,6 +25,8 @@ import time
 from absl import app
 from absl import flags
 import numpy as np
+
+from bert_tf.tasks.glue_metrics import multi_label_metrics
 
 FLAGS = flags.FLAGS
 _REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -78,8 +80,6 @@ def _vectors(sets):
 
 def baselines(train_sets, dev_sets):
   """Dev micro/macro F1 of constant predictions chosen on the train sets."""
-  from bert_tf.tasks.glue_metrics import multi_label_metrics  # pylint: disable=g-import-not-at-top
-
   def score(constant, sets):
     return multi_label_metrics(
         np.tile(_vectors([constant]), (len(sets), 1)).astype(float),
