@@ -17,6 +17,13 @@ checkpoints, eval_results.txt (eval_accuracy, eval_loss, global_step, loss
 and the task's GLUE metrics) and test_results.tsv (per test example, the
 class probabilities in label order; regression: the score), optionally a
 GLUE submission file (--glue_submission_file).
+
+New: --spm_model_file (a SentencePiece model instead of --vocab_file);
+--task_name=tsv --multi_label (label sets: sigmoid outputs, F1 metrics,
+per-label probabilities in test_results.tsv); --eval_every_steps /
+--eval_every_epochs (dev evaluation during training: eval_history.jsonl,
+TensorBoard in output_dir/eval/), --best_metric, --early_stopping_patience
+and --predict_checkpoint=best (bert_tf/cli/eval_flags.py).
 """
 
 import os
@@ -32,9 +39,10 @@ import tensorflow as tf
 from bert_tf.cli import bert_flags
 from bert_tf.tasks import classifier_results
 from bert_tf.cli import engine_flags
+from bert_tf.cli import eval_flags
 from bert_tf.training import input_pipeline
 from bert_tf.cli import script_runner
-from bert_tf.tokenizers import tokenization
+from bert_tf.tokenizers.loading import load_tokenizer
 from bert_tf.modeling.bert_config import BertConfig
 from bert_tf.tasks.base import write_eval_results
 from bert_tf.tasks.classification import ClassificationTask
@@ -64,13 +72,14 @@ flags.DEFINE_string(
     "submission TSV (header `index<TAB>prediction`, label names; "
     "regression: the score), e.g. $OUTPUT_DIR/MRPC.tsv.")
 script_runner.define_finetuning_flags(max_seq_length=128)
+bert_flags.define_spm_model_file()
 classifier_flags.define_task_flags()
 # List the shared flags in --helpshort too.
-for _module in (bert_flags, script_runner, engine_flags, classifier_flags):
+for _module in (bert_flags, script_runner, engine_flags, eval_flags,
+                classifier_flags):
   flags.adopt_module_key_flags(_module)
 
-_REQUIRED = ("data_dir", "task_name", "vocab_file", "bert_config_file",
-             "output_dir")
+_REQUIRED = ("data_dir", "task_name", "bert_config_file", "output_dir")
 # split -> (do_* flag, TFRecord name, batch-size flag)
 _SPLITS = {
     "train": ("do_train", "train.tf_record", "train_batch_size"),
@@ -85,40 +94,65 @@ def _check_flags():
       raise InputError("--%s is required" % name)
   script_runner.check_case(FLAGS.do_lower_case, FLAGS.init_checkpoint)
   script_runner.check_do_flags(FLAGS, "do_train", "do_eval", "do_predict")
+  eval_flags.check_eval_flags(FLAGS, training=FLAGS.do_train)
   if FLAGS.glue_submission_file and not FLAGS.do_predict:
     raise InputError("--glue_submission_file needs --do_predict")
-  require_file(FLAGS.vocab_file, "vocab_file")
+  if FLAGS.glue_submission_file and FLAGS.multi_label:
+    raise InputError("--glue_submission_file: not for --multi_label")
   require_file(FLAGS.bert_config_file, "bert_config_file")
+
+
+def _periodic_eval():
+  return bool(FLAGS.eval_every_steps or FLAGS.eval_every_epochs)
 
 
 class _Task:
   """The examples, labels and TFRecords of this run."""
 
-  def __init__(self, processor, tokenizer):
+  def __init__(self, processor, tokenizer, classification):
     self.processor = processor
     self.tokenizer = tokenizer
     self.label_list = processor.get_labels()
-    self.specs = input_pipeline.classifier_features(
-        FLAGS.max_seq_length, processor.is_regression)
+    self.specs = classification.feature_spec(False)
     # Every file is read now, so a bad row fails before any training.
     self.examples = {split: processor.get_examples(split)
                      for split, (do_flag, _, _) in _SPLITS.items()
-                     if FLAGS[do_flag].value}
+                     if FLAGS[do_flag].value or (
+                         split == "dev" and _periodic_eval())}
+    self._records = {}
 
   def write_records(self, split):
-    """Featurizes `split` into output_dir; returns (path, batch size)."""
+    """Featurizes `split` into output_dir once; returns (path, batch size)."""
     _, name, batch_flag = _SPLITS[split]
     path = os.path.join(FLAGS.output_dir, name)
     batch_size = FLAGS[batch_flag].value
-    # The original pads eval/predict sets to whole batches only on TPU.
-    pad = batch_size if FLAGS.use_tpu and split != "train" else None
-    count = write_examples_to_tfrecord(
-        self.examples[split], self.label_list, FLAGS.max_seq_length,
-        self.tokenizer, path, pad_to_multiple_of=pad)
-    logging.info("***** %s: %d examples (%d + %d padding), batch size %d",
-                 split, count, len(self.examples[split]),
-                 count - len(self.examples[split]), batch_size)
-    return path, batch_size
+    if split not in self._records:
+      # The original pads eval/predict sets to whole batches only on TPU.
+      pad = batch_size if FLAGS.use_tpu and split != "train" else None
+      count = write_examples_to_tfrecord(
+          self.examples[split], self.label_list, FLAGS.max_seq_length,
+          self.tokenizer, path, pad_to_multiple_of=pad,
+          multi_label=self.processor.is_multi_label)
+      logging.info("***** %s: %d examples (%d + %d padding), batch size %d",
+                   split, count, len(self.examples[split]),
+                   count - len(self.examples[split]), batch_size)
+      self._records[split] = path, batch_size
+    return self._records[split]
+
+  def eval_results(self, trainer):
+    """The metrics of eval_results.txt for the trainer's weights."""
+    rows, batch_size = self.predict(trainer, "dev")
+    return classifier_results.eval_results(
+        self.processor.name, rows, batch_size, self.processor.is_regression,
+        trainer.global_step, self._multi_labels())
+
+  def metric_names(self):
+    return classifier_results.metric_names(
+        self.processor.name, self.processor.is_regression,
+        self._multi_labels())
+
+  def _multi_labels(self):
+    return self.label_list if self.processor.is_multi_label else None
 
   def predict(self, trainer, split):
     """Model outputs + labels for every record of `split`, in file order."""
@@ -140,34 +174,42 @@ def main(_):
   config = BertConfig.from_json_file(FLAGS.bert_config_file)
   config.check_max_seq_length(FLAGS.max_seq_length)
   processor = classifier_flags.processor_from_flags(FLAGS)
-  task = _Task(processor, tokenization.FullTokenizer(
-      FLAGS.vocab_file, FLAGS.do_lower_case))
-  tf.io.gfile.makedirs(FLAGS.output_dir)
+  tokenizer = load_tokenizer(FLAGS.vocab_file, FLAGS.do_lower_case,
+                             FLAGS.spm_model_file)
   is_regression = processor.is_regression
-  num_labels = 1 if is_regression else len(task.label_list)
-
-  num_train_steps, num_warmup_steps = 0, 0
+  num_labels = 1 if is_regression else len(processor.get_labels())
+  classification = ClassificationTask(config, num_labels,
+                                      FLAGS.max_seq_length,
+                                      processor.is_multi_label)
+  task = _Task(processor, tokenizer, classification)
+  num_train_steps, num_warmup_steps, steps_per_epoch = 0, 0, None
   if FLAGS.do_train:
+    steps_per_epoch = len(task.examples["train"]) / FLAGS.train_batch_size
     num_train_steps, num_warmup_steps = script_runner.train_steps(
         len(task.examples["train"]), FLAGS.train_batch_size,
         FLAGS.num_train_epochs, FLAGS.warmup_proportion)
-  trainer = script_runner.build_trainer(
-      FLAGS, ClassificationTask(config, num_labels, FLAGS.max_seq_length),
-      num_train_steps, num_warmup_steps)
+  # Before any output, so that a bad --best_metric leaves nothing behind.
+  hook = eval_flags.eval_hook(FLAGS, task.eval_results,
+                              FLAGS.bert_config_file, steps_per_epoch,
+                              task.metric_names())
+  tf.io.gfile.makedirs(FLAGS.output_dir)
+  trainer = script_runner.build_trainer(FLAGS, classification,
+                                        num_train_steps, num_warmup_steps)
 
   if FLAGS.do_train:
     path, _ = task.write_records("train")
     logging.info("***** Running training: %d steps, %d warmup",
                  num_train_steps, num_warmup_steps)
     trainer.train(input_pipeline.training_dataset_fn(
-        [path], task.specs, FLAGS.train_batch_size), num_train_steps)
+        [path], task.specs, FLAGS.train_batch_size), num_train_steps,
+                  eval_hook=hook)
+
+  if FLAGS.do_eval or FLAGS.do_predict:
+    eval_flags.restore_predict_checkpoint(FLAGS, trainer)
 
   if FLAGS.do_eval:
-    rows, batch_size = task.predict(trainer, "dev")
-    write_eval_results(
-        os.path.join(FLAGS.output_dir, "eval_results.txt"),
-        classifier_results.eval_results(processor.name, rows, batch_size,
-                                        is_regression, trainer.global_step))
+    write_eval_results(os.path.join(FLAGS.output_dir, "eval_results.txt"),
+                       task.eval_results(trainer))
 
   if FLAGS.do_predict:
     rows, _ = task.predict(trainer, "test")

@@ -23,6 +23,10 @@ checkpoint of a run as an original `bert_model.ckpt`.
 
 New: --dynamic_masking re-masks every training batch (see
 bert_tf/tasks/dynamic_masking.py); it needs --vocab_file for [CLS]/[SEP]/[MASK].
+--eval_every_steps runs the --do_eval evaluation during training
+(eval_history.jsonl, TensorBoard in output_dir/eval/), with --best_metric
+(e.g. masked_lm_loss --best_mode=min; best/ holds the encoder and the cls/
+heads) and --early_stopping_patience (bert_tf/cli/eval_flags.py).
 """
 
 import os
@@ -37,6 +41,7 @@ import tensorflow as tf
 
 from bert_tf.cli import bert_flags
 from bert_tf.cli import engine_flags
+from bert_tf.cli import eval_flags
 from bert_tf.training import input_pipeline
 from bert_tf.cli import script_runner
 from bert_tf.modeling.bert_config import BertConfig
@@ -85,8 +90,12 @@ flags.DEFINE_string(
 flags.DEFINE_float("masked_lm_prob", 0.15,
                    "With --dynamic_masking: masked LM probability.")
 engine_flags.define_engine_flags()
-for _module in (bert_flags, engine_flags):
+eval_flags.define_eval_flags(epochs=False, predict_checkpoint=False)
+for _module in (bert_flags, engine_flags, eval_flags):
   flags.adopt_module_key_flags(_module)
+# The keys of Trainer.evaluate with PretrainingTask (eval_results.txt).
+_METRIC_NAMES = ("loss", "masked_lm_accuracy", "masked_lm_loss",
+                 "next_sentence_accuracy", "next_sentence_loss")
 
 _REQUIRED = ("input_file", "bert_config_file", "output_dir")
 
@@ -97,6 +106,7 @@ def _check_flags():
       raise InputError("--%s is required" % name)
   if not FLAGS.do_train and not FLAGS.do_eval:
     raise InputError("At least one of `do_train` or `do_eval` must be True.")
+  eval_flags.check_eval_flags(FLAGS, training=FLAGS.do_train)
   require_file(FLAGS.bert_config_file, "bert_config_file")
   if FLAGS.dynamic_masking:
     if not FLAGS.vocab_file:
@@ -156,9 +166,19 @@ def main(_):
     check_records(path, FLAGS.max_seq_length, FLAGS.max_predictions_per_seq)
   logging.info("*** Input Files: %d (%s) ***", len(input_files),
                ", ".join(input_files[:5]))
-  tf.io.gfile.makedirs(FLAGS.output_dir)
   specs = input_pipeline.pretraining_features(FLAGS.max_seq_length,
                                               FLAGS.max_predictions_per_seq)
+
+  def evaluate(trainer):
+    # As the original: --max_eval_steps batches of --input_file, in order.
+    dataset = input_pipeline.eval_dataset(
+        input_files, specs, FLAGS.eval_batch_size, repeat=True,
+        drop_remainder=True).take(FLAGS.max_eval_steps)
+    return trainer.evaluate(dataset, FLAGS.eval_batch_size)
+
+  hook = eval_flags.eval_hook(FLAGS, evaluate, FLAGS.bert_config_file,
+                              metric_names=_METRIC_NAMES)
+  tf.io.gfile.makedirs(FLAGS.output_dir)
   pretraining = PretrainingTask(config, FLAGS.max_seq_length,
                                 FLAGS.max_predictions_per_seq)
   trainer = script_runner.build_trainer(
@@ -168,17 +188,13 @@ def main(_):
     logging.info("***** Running training: batch size %d, %d steps *****",
                  FLAGS.train_batch_size, FLAGS.num_train_steps)
     trainer.train(_train_dataset_fn(input_files, specs),
-                  FLAGS.num_train_steps)
+                  FLAGS.num_train_steps, eval_hook=hook)
 
   if FLAGS.do_eval:
     logging.info("***** Running evaluation: batch size %d, %d steps *****",
                  FLAGS.eval_batch_size, FLAGS.max_eval_steps)
-    dataset = input_pipeline.eval_dataset(
-        input_files, specs, FLAGS.eval_batch_size, repeat=True,
-        drop_remainder=True).take(FLAGS.max_eval_steps)
-    write_eval_results(
-        os.path.join(FLAGS.output_dir, "eval_results.txt"),
-        trainer.evaluate(dataset, FLAGS.eval_batch_size))
+    write_eval_results(os.path.join(FLAGS.output_dir, "eval_results.txt"),
+                       evaluate(trainer))
 
 
 def run():

@@ -23,6 +23,13 @@ best_f1 and their thresholds, computed from null_odds). With a multi-worker
 TF_CONFIG every worker featurizes and predicts, and only the chief writes the
 prediction files. --verbose_logging is accepted for compatibility; questions
 skipped for an answer not found in the context are counted in one warning.
+
+New: --spm_model_file (a SentencePiece model instead of --vocab_file);
+--eval_every_steps / --eval_every_epochs score --predict_file during
+training with the same post-processing and official evaluation as
+--do_predict (eval_history.jsonl, TensorBoard in output_dir/eval/), with
+--best_metric (e.g. f1), --early_stopping_patience and
+--predict_checkpoint=best (bert_tf/cli/eval_flags.py).
 """
 
 import json
@@ -41,6 +48,7 @@ import tqdm
 from bert_tf.cli import bert_flags
 from bert_tf.training import distribution
 from bert_tf.cli import engine_flags
+from bert_tf.cli import eval_flags
 from bert_tf.training import input_pipeline
 from bert_tf.cli import script_runner
 from bert_tf.modeling.bert_config import BertConfig
@@ -74,13 +82,27 @@ flags.DEFINE_bool(
     "printed. A number of warnings are expected for a normal SQuAD "
     "evaluation.")
 script_runner.define_finetuning_flags(max_seq_length=384)
+bert_flags.define_spm_model_file()
 squad_flags.define_feature_flags()
 squad_flags.define_prediction_flags()
 # List the shared flags in --helpshort too.
-for _module in (bert_flags, script_runner, engine_flags, squad_flags):
+for _module in (bert_flags, script_runner, engine_flags, eval_flags,
+                squad_flags):
   flags.adopt_module_key_flags(_module)
 
-_REQUIRED = ("vocab_file", "bert_config_file", "output_dir")
+_REQUIRED = ("bert_config_file", "output_dir")
+# The keys of eval_results.json (evaluation.evaluate), by v2, for
+# --best_metric.
+_METRIC_NAMES = {
+    False: ("exact_match", "f1"),
+    True: ("exact", "f1", "total", "HasAns_exact", "HasAns_f1",
+           "HasAns_total", "NoAns_exact", "NoAns_f1", "NoAns_total",
+           "best_exact", "best_exact_thresh", "best_f1", "best_f1_thresh"),
+}
+
+
+def _periodic_eval():
+  return bool(FLAGS.eval_every_steps or FLAGS.eval_every_epochs)
 
 
 def _check_flags():
@@ -92,6 +114,7 @@ def _check_flags():
   config = BertConfig.from_json_file(FLAGS.bert_config_file)
   script_runner.check_case(FLAGS.do_lower_case, FLAGS.init_checkpoint)
   script_runner.check_do_flags(FLAGS, "do_train", "do_predict")
+  eval_flags.check_eval_flags(FLAGS, training=FLAGS.do_train)
   for do_flag, file_flag in (("do_train", "train_file"),
                              ("do_predict", "predict_file")):
     if FLAGS[do_flag].value:
@@ -99,13 +122,19 @@ def _check_flags():
         raise InputError("If `%s` is True, then `%s` must be specified." %
                          (do_flag, file_flag))
       require_file(FLAGS[file_flag].value, file_flag)
+  if _periodic_eval():
+    if not FLAGS.predict_file:
+      raise InputError("evaluation during training needs --predict_file "
+                       "(a dev set with answers)")
+    require_file(FLAGS.predict_file, "predict_file")
   config.check_max_seq_length(FLAGS.max_seq_length)
   check_feature_settings(FLAGS.max_seq_length, FLAGS.doc_stride,
                          FLAGS.max_query_length)
   for name in ("train_batch_size", "predict_batch_size", "n_best_size"):
     if FLAGS[name].value < 1:
       raise InputError("--%s must be >= 1, got %d" % (name, FLAGS[name].value))
-  require_file(FLAGS.vocab_file, "vocab_file")
+  if not FLAGS.spm_model_file:
+    require_file(FLAGS.vocab_file, "vocab_file")
   return config
 
 
@@ -115,20 +144,21 @@ def _write_records(examples, name, is_training, features_file=None):
   counts = write_squad_features(
       examples, FLAGS.vocab_file, FLAGS.do_lower_case, path, features_file,
       FLAGS.max_seq_length, FLAGS.doc_stride, FLAGS.max_query_length,
-      is_training, progress=True)
+      is_training, progress=True, spm_model_file=FLAGS.spm_model_file)
   logging.info("  Num orig examples = %d", counts.examples)
   logging.info("  Num split examples = %d", counts.features)
   return path, counts.features
 
 
-def _train(trainer, examples, num_train_steps):
+def _train(trainer, examples, num_train_steps, eval_hook):
   logging.info("***** Running training *****")
   path, _ = _write_records(examples, "train.tf_record", True)
   logging.info("  Batch size = %d", FLAGS.train_batch_size)
   logging.info("  Num steps = %d", num_train_steps)
   specs = input_pipeline.squad_features(FLAGS.max_seq_length, True)
   trainer.train(input_pipeline.training_dataset_fn(
-      [path], specs, FLAGS.train_batch_size), num_train_steps)
+      [path], specs, FLAGS.train_batch_size), num_train_steps,
+                eval_hook=eval_hook)
 
 
 def _raw_results(trainer, path, num_features):
@@ -147,65 +177,98 @@ def _raw_results(trainer, path, num_features):
                                disable=None if FLAGS.progress else True)]
 
 
-def _write_eval_results(predictions):
-  """eval_results.json with the official metrics, if the file has answers."""
-  dataset = load_squad_json(FLAGS.predict_file)
-  v2 = FLAGS.version_2_with_negative
-  if not squad_evaluation.is_scorable(dataset, v2):
+class _DevSet:
+  """--predict_file: its features (written once), predictions and metrics,
+  shared by --do_predict and the evaluations during training."""
+
+  def __init__(self, examples):
+    self.examples = examples
+    self.v2 = FLAGS.version_2_with_negative
+    self.dataset = load_squad_json(FLAGS.predict_file)
+    self.is_scorable = squad_evaluation.is_scorable(self.dataset, self.v2)
+    self._records = None
+
+  def _features(self):
+    if self._records is None:
+      sidecar = os.path.join(FLAGS.output_dir,
+                             "eval.tf_record.features.jsonl")
+      path, num_features = _write_records(self.examples, "eval.tf_record",
+                                          False, sidecar)
+      logging.info("  Batch size = %d", FLAGS.predict_batch_size)
+      self._records = path, num_features, read_features_sidecar(sidecar)[1]
+    return self._records
+
+  def predict(self, trainer):
+    """(raw results, Predictions) of the trainer's weights."""
+    path, num_features, features = self._features()
+    results = _raw_results(trainer, path, num_features)
+    return results, squad_postprocess.compute_predictions(
+        self.examples, features, results, FLAGS.n_best_size,
+        FLAGS.max_answer_length, FLAGS.do_lower_case, self.v2,
+        FLAGS.null_score_diff_threshold, bool(FLAGS.spm_model_file))
+
+  def metrics(self, predictions):
+    """The official evaluation (eval_results.json)."""
+    return squad_evaluation.evaluate(
+        self.dataset, predictions.predictions,
+        predictions.null_odds if self.v2 else None, self.v2)
+
+  def eval_results(self, trainer):
+    """The official metrics of the trainer's weights (the eval_fn)."""
+    return self.metrics(self.predict(trainer)[1])
+
+
+def _predict(trainer, dev):
+  logging.info("***** Running predictions *****")
+  results, predictions = dev.predict(trainer)
+  if not distribution.is_chief(trainer.strategy):
+    return  # Every worker predicts; only the chief writes the outputs.
+  squad_postprocess.write_raw_results(
+      os.path.join(FLAGS.output_dir, "raw_results.jsonl"), results)
+  squad_postprocess.write_prediction_files(predictions, FLAGS.output_dir)
+  logging.info("%d predictions written to %s", len(predictions.predictions),
+               FLAGS.output_dir)
+  if not dev.is_scorable:
     logging.info("%s has no answers: no eval_results.json",
                  FLAGS.predict_file)
     return
-  metrics = squad_evaluation.evaluate(
-      dataset, predictions.predictions,
-      predictions.null_odds if v2 else None, v2)
+  metrics = dev.metrics(predictions)
   with atomic_output(os.path.join(FLAGS.output_dir,
                                   "eval_results.json")) as f:
     f.write(json.dumps(metrics, indent=2) + "\n")
   print(json.dumps(metrics))
 
 
-def _predict(trainer, examples):
-  logging.info("***** Running predictions *****")
-  sidecar = os.path.join(FLAGS.output_dir, "eval.tf_record.features.jsonl")
-  path, num_features = _write_records(examples, "eval.tf_record", False,
-                                      sidecar)
-  logging.info("  Batch size = %d", FLAGS.predict_batch_size)
-  _, features = read_features_sidecar(sidecar)
-  results = _raw_results(trainer, path, num_features)
-  if not distribution.is_chief(trainer.strategy):
-    return  # Every worker predicts; only the chief writes the outputs.
-  squad_postprocess.write_raw_results(
-      os.path.join(FLAGS.output_dir, "raw_results.jsonl"), results)
-  predictions = squad_postprocess.write_predictions(
-      examples, features, results, FLAGS.n_best_size, FLAGS.max_answer_length,
-      FLAGS.do_lower_case, FLAGS.output_dir, FLAGS.version_2_with_negative,
-      FLAGS.null_score_diff_threshold)
-  logging.info("%d predictions written to %s", len(predictions.predictions),
-               FLAGS.output_dir)
-  _write_eval_results(predictions)
-
-
 def main(_):
   config = _check_flags()
   v2 = FLAGS.version_2_with_negative
   # Both files are read now, so a bad question fails before any training.
-  train_examples = eval_examples = None
-  num_train_steps, num_warmup_steps = 0, 0
+  train_examples = dev = None
+  num_train_steps, num_warmup_steps, steps_per_epoch = 0, 0, None
   if FLAGS.do_train:
     train_examples = read_squad_examples(FLAGS.train_file, True, v2)
     random.Random(12345).shuffle(train_examples)
+    steps_per_epoch = len(train_examples) / FLAGS.train_batch_size
     num_train_steps, num_warmup_steps = script_runner.train_steps(
         len(train_examples), FLAGS.train_batch_size, FLAGS.num_train_epochs,
         FLAGS.warmup_proportion)
-  if FLAGS.do_predict:
-    eval_examples = read_squad_examples(FLAGS.predict_file, False, v2)
+  if FLAGS.do_predict or _periodic_eval():
+    dev = _DevSet(read_squad_examples(FLAGS.predict_file, False, v2))
+    if _periodic_eval() and not dev.is_scorable:
+      raise InputError("--predict_file=%s has no answers to evaluate during "
+                       "training" % FLAGS.predict_file)
+  hook = eval_flags.eval_hook(
+      FLAGS, dev.eval_results if dev else None, FLAGS.bert_config_file,
+      steps_per_epoch, _METRIC_NAMES[v2])
   tf.io.gfile.makedirs(FLAGS.output_dir)
   trainer = script_runner.build_trainer(
-      FLAGS, SquadTask(config, FLAGS.max_seq_length), num_train_steps, num_warmup_steps)
+      FLAGS, SquadTask(config, FLAGS.max_seq_length), num_train_steps,
+      num_warmup_steps)
   if FLAGS.do_train:
-    _train(trainer, train_examples, num_train_steps)
+    _train(trainer, train_examples, num_train_steps, hook)
   if FLAGS.do_predict:
-    _predict(trainer, eval_examples)
+    eval_flags.restore_predict_checkpoint(FLAGS, trainer)
+    _predict(trainer, dev)
 
 
 def run():

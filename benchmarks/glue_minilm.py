@@ -4,7 +4,8 @@ Converts the HuggingFace all-MiniLM-L6-v2 folder to an original-format
 checkpoint with `bert_tf.convert_checkpoint`, then runs run_classifier.py
 with the BERT paper's GLUE recipe (3 epochs, lr 2e-5, batch 32, seq 128) on
 each task's train set and evaluates on dev. Prints and saves (JSON) the dev
-metrics and wall times.
+metrics and wall times. --eval_every_steps also records the dev metrics
+during training, for `python -m bert_tf.plot_run --output_dir=<work_dir>/mrpc`.
 
     python benchmarks/glue_minilm.py --tasks=mrpc,sts-b \
       --glue_dir=../shared/data/glue \
@@ -37,6 +38,11 @@ flags.DEFINE_integer("train_batch_size", 32, "Training batch size.")
 flags.DEFINE_float("learning_rate", 2e-5, "Peak learning rate.")
 flags.DEFINE_float("num_train_epochs", 3.0, "Training epochs.")
 flags.DEFINE_integer("seed", None, "Passed on as --seed.")
+flags.DEFINE_integer("eval_every_steps", None,
+                     "Passed on: dev evaluation during training "
+                     "(eval_history.jsonl, TensorBoard in <task>/eval/).")
+flags.DEFINE_string("best_metric", None,
+                    "Passed on with --eval_every_steps: keep <task>/best/.")
 
 _DATA_DIRS = {"mrpc": "MRPC", "sts-b": "STS-B", "cola": "CoLA",
               "sst-2": "SST-2", "rte": "RTE"}
@@ -73,6 +79,10 @@ def _fine_tune(task, ckpt_dir):
           "--iterations_per_loop=50"]
   if FLAGS.seed is not None:
     args.append("--seed=%d" % FLAGS.seed)
+  if FLAGS.eval_every_steps:
+    args.append("--eval_every_steps=%d" % FLAGS.eval_every_steps)
+  if FLAGS.best_metric:
+    args.append("--best_metric=" + FLAGS.best_metric)
   start = time.time()
   _run(args)
   seconds = time.time() - start

@@ -42,6 +42,14 @@ def define_tokenizer_flags():
       "models and False for cased models.")
 
 
+def define_spm_model_file():
+  """--spm_model_file: a SentencePiece model replacing --vocab_file."""
+  flags.DEFINE_string(
+      "spm_model_file", None,
+      "Optional SentencePiece model (ALBERT style); replaces --vocab_file. "
+      "Its vocabulary must hold [CLS] and [SEP].")
+
+
 def define_max_seq_length(default):
   """--max_seq_length (128 for classification and features, 384 SQuAD)."""
   flags.DEFINE_integer(

@@ -31,6 +31,7 @@ from bert_tf.cli import bert_flags
 from bert_tf.checkpoints import checkpoint_io
 from bert_tf.training import distribution
 from bert_tf.cli import engine_flags
+from bert_tf.cli import eval_flags
 from bert_tf.training import optimization
 from bert_tf.tokenizers import tokenization
 from bert_tf.io_utils import InputError
@@ -39,8 +40,10 @@ from bert_tf.training.trainer import Trainer
 
 def define_finetuning_flags(max_seq_length):
   """Defines the original flags run_classifier and run_squad share (same
-  names, help and defaults; `max_seq_length` is 128 / 384 there)."""
+  names, help and defaults; `max_seq_length` is 128 / 384 there), and the
+  evaluation-during-training flags (`bert_tf.cli.eval_flags`)."""
   engine_flags.define_engine_flags()
+  eval_flags.define_eval_flags()
   bert_flags.define_model_flags()
   bert_flags.define_tokenizer_flags()
   bert_flags.define_max_seq_length(max_seq_length)

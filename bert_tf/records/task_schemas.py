@@ -6,7 +6,8 @@ Feature names, types and shapes are the original's:
                                 segment_ids (+ start_positions, end_positions,
                                 is_impossible when training)
   run_classifier                input_ids, input_mask, segment_ids,
-                                label_ids (float for regression),
+                                label_ids (float for regression,
+                                [num_labels] 0/1 when multi-label),
                                 is_real_example
   create_pretraining_data       input_ids, input_mask, segment_ids,
                                 masked_lm_positions, masked_lm_ids,
@@ -37,10 +38,11 @@ def squad_schema(max_seq_length, is_training):
   return Schema(fields)
 
 
-def classifier_schema(max_seq_length, is_regression=False):
-  """run_classifier.py records; regression tasks write float labels."""
+def classifier_schema(max_seq_length, is_regression=False, num_labels=None):
+  """run_classifier.py records; regression tasks write float labels,
+  multi-label ones (new; `num_labels` set) a 0/1 vector over the labels."""
   return Schema(_sequences(max_seq_length) + [
-      Field("label_ids", FLOAT32 if is_regression else INT64),
+      Field("label_ids", FLOAT32 if is_regression else INT64, num_labels),
       Field("is_real_example", INT64)])
 
 

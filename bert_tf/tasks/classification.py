@@ -4,6 +4,9 @@ BertEncoder -> pooled output -> ClassifierHead (dropout 0.1 + `output_weights`
 / `output_bias`). Classification: softmax probabilities and the original
 per-example loss `-sum(one_hot * log_softmax)`. Regression (`num_labels=1`,
 e.g. STS-B): the single logit is the score, the loss is the squared error.
+Multi-label (`multi_label=True`, new): the same head's logits through a
+sigmoid, one independent yes/no per label; `label_ids` is a 0/1 vector and
+the per-example loss the mean binary cross-entropy over the labels.
 The batch loss is the mean of the per-example losses, as the original.
 
 Example:
@@ -27,9 +30,11 @@ from bert_tf.training import input_pipeline
 class ClassifierModel(TaskModel):
   """Sequence(-pair) classifier or regressor over a classifier feature dict."""
 
-  def __init__(self, config, num_labels, name="classifier_model", **kwargs):
+  def __init__(self, config, num_labels, multi_label=False,
+               name="classifier_model", **kwargs):
     super().__init__(config, name=name, **kwargs)
     self.num_labels = num_labels
+    self.multi_label = multi_label
     self.head = ClassifierHead(config, num_labels)
 
   def heads(self):
@@ -46,6 +51,8 @@ class ClassifierModel(TaskModel):
     outputs = {"logits": logits}
     if self.is_regression:
       outputs["predictions"] = logits[:, 0]
+    elif self.multi_label:
+      outputs["probabilities"] = tf.sigmoid(logits)
     else:
       outputs["probabilities"] = tf.nn.softmax(logits, axis=-1)
     if "label_ids" in features:
@@ -56,6 +63,9 @@ class ClassifierModel(TaskModel):
   def _per_example_loss(self, logits, label_ids):
     if self.is_regression:
       return tf.square(logits[:, 0] - tf.cast(label_ids, logits.dtype))
+    if self.multi_label:
+      return tf.reduce_mean(tf.nn.sigmoid_cross_entropy_with_logits(
+          labels=tf.cast(label_ids, logits.dtype), logits=logits), axis=-1)
     return tf.nn.sparse_softmax_cross_entropy_with_logits(
         labels=tf.cast(label_ids, tf.int32), logits=logits)
 
@@ -72,18 +82,20 @@ class ClassificationTask(Task):
   name = "classification"
   predict_keys = ("label_ids", "is_real_example")
 
-  def __init__(self, config, num_labels, max_seq_length):
+  def __init__(self, config, num_labels, max_seq_length, multi_label=False):
     self.config = config
     self.num_labels = num_labels
     self.max_seq_length = max_seq_length
+    self.multi_label = multi_label
 
   def build_model(self):
-    return ClassifierModel(self.config, self.num_labels)
+    return ClassifierModel(self.config, self.num_labels, self.multi_label)
 
   def loss(self, features, outputs):
     return batch_loss(features, outputs)
 
   def feature_spec(self, is_training):
     del is_training  # Every split has labels (zeros on the test set).
-    return input_pipeline.classifier_features(self.max_seq_length,
-                                              self.num_labels == 1)
+    return input_pipeline.classifier_features(
+        self.max_seq_length, self.num_labels == 1,
+        self.num_labels if self.multi_label else None)

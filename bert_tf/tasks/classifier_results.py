@@ -13,7 +13,7 @@ Example:
 
 import numpy as np
 
-from bert_tf.tasks.glue_metrics import compute_metrics
+from bert_tf.tasks import glue_metrics
 from bert_tf.tasks.base import format_value
 
 
@@ -29,8 +29,18 @@ def _scores(rows, is_regression):
   return _column(rows, "predictions" if is_regression else "probabilities")
 
 
+def metric_names(task_name, is_regression, multi_labels=None):
+  """The keys of `eval_results` but global_step (for --best_metric)."""
+  if multi_labels:
+    names = glue_metrics.multi_label_metric_names(multi_labels)
+  else:
+    names = ["eval_" + name for name in
+             glue_metrics.metric_names(task_name, is_regression)]
+  return names + ["eval_loss", "loss"]
+
+
 def eval_results(task_name, rows, eval_batch_size, is_regression,
-                 global_step):
+                 global_step, multi_labels=None):
   """The metrics of eval_results.txt.
 
   * `eval_loss`: mean per-example loss over the real rows (weighted mean of
@@ -39,16 +49,22 @@ def eval_results(task_name, rows, eval_batch_size, is_regression,
     averages every row of its `eval_batch_size` batch (TPU padding rows too,
     as the original model_fn did);
   * the task's GLUE metrics (`eval_accuracy` for every classification task;
-    F1, Matthews corr., Pearson/Spearman where GLUE uses them);
+    F1, Matthews corr., Pearson/Spearman where GLUE uses them); for a
+    multi-label task (`multi_labels`: the label names) micro/macro F1,
+    subset accuracy and one F1 per label;
   * `global_step`.
   """
   if not rows:
     raise ValueError("no eval rows")
   losses = _column(rows, "per_example_loss", np.float64)
   real = _column(rows, "is_real_example") != 0
-  results = compute_metrics(task_name, _scores(rows, is_regression),
-                            _column(rows, "label_ids"), real,
-                            is_regression=is_regression)
+  scores, labels = _scores(rows, is_regression), _column(rows, "label_ids")
+  if multi_labels:
+    results = glue_metrics.multi_label_metrics(scores, labels, multi_labels,
+                                               real)
+  else:
+    results = glue_metrics.compute_metrics(task_name, scores, labels, real,
+                                           is_regression=is_regression)
   batch_losses = [losses[i:i + eval_batch_size].mean()
                   for i in range(0, len(losses), eval_batch_size)]
   results.update(eval_loss=float(losses[real].mean()),
@@ -59,7 +75,8 @@ def eval_results(task_name, rows, eval_batch_size, is_regression,
 
 def prediction_lines(rows, is_regression=False):
   """test_results.tsv: per real row, the class probabilities in label order
-  (tab-separated, `str` of float32 like the original) or the score."""
+  (tab-separated, `str` of float32 like the original; multi-label: each
+  label's own probability) or the score."""
   for row in _real(rows):
     if is_regression:
       yield format_value(row["predictions"]) + "\n"

@@ -8,13 +8,20 @@ eval_accuracy, as the original run_classifier does. Rows whose
 is_real_example is 0 (TPU padding) are left out, as the original's metric
 weights do.
 
+Multi-label tasks (a 0/1 label vector per example, new) are scored by
+`multi_label_metrics`: per-label F1 and micro/macro F1 over labels whose
+sigmoid probability is > 0.5, and subset accuracy (the whole set right).
+
 Example:
     compute_metrics("mrpc", logits, label_ids, is_real_example)
     # {"eval_accuracy": 0.84, "eval_f1": 0.88}
     compute_metrics("sts-b", scores, label_scores)
     # {"eval_pearson": 0.87, "eval_spearmanr": 0.86}
+    multi_label_metrics(probabilities, label_vectors, ["LOC", "PER"])
+    # {"eval_micro_f1": .., "eval_macro_f1": .., "eval_f1_LOC": .., ...}
 """
 
+import functools
 import warnings
 
 import numpy as np
@@ -94,3 +101,45 @@ def compute_metrics(task_name, predictions, labels, is_real_example=None,
     warnings.simplefilter("ignore", stats.ConstantInputWarning)
     return {prefix + name: float(_METRICS[name](labels, predictions))
             for name in names}
+
+
+def multi_label_metric_names(label_names, prefix="eval_"):
+  """The keys `multi_label_metrics` returns."""
+  return ([prefix + "micro_f1", prefix + "macro_f1",
+           prefix + "subset_accuracy"] +
+          ["%sf1_%s" % (prefix, label) for label in label_names])
+
+
+def multi_label_metrics(probabilities, labels, label_names,
+                        is_real_example=None, threshold=0.5, prefix="eval_"):
+  """Returns {prefix + metric: float} over the real examples.
+
+  Args:
+    probabilities: [N, K] per-label probabilities; > threshold predicts it.
+    labels: [N, K] 0/1 true label sets.
+    label_names: the K label names, for the per-label keys.
+    is_real_example: optional [N] 0/1; rows with 0 are ignored.
+    threshold: decision threshold on each probability.
+    prefix: key prefix.
+  """
+  predicted = (np.asarray(probabilities) > threshold).astype(np.int64)
+  labels = np.asarray(labels).astype(np.int64)
+  if predicted.shape != labels.shape or labels.shape[1:] != (
+      len(label_names),):
+    raise ValueError("probabilities %s, labels %s and %d label names differ "
+                     "in shape" % (predicted.shape, labels.shape,
+                                   len(label_names)))
+  if is_real_example is not None:
+    real = np.asarray(is_real_example).reshape(-1) != 0
+    predicted, labels = predicted[real], labels[real]
+  if not labels.size:
+    raise ValueError("no real examples to score")
+  # A label never true nor predicted has F1 0 (sklearn's zero_division).
+  f1 = functools.partial(metrics.f1_score, labels, predicted, zero_division=0)
+  results = {prefix + "micro_f1": float(f1(average="micro")),
+             prefix + "macro_f1": float(f1(average="macro")),
+             prefix + "subset_accuracy": float(
+                 metrics.accuracy_score(labels, predicted))}
+  for name, value in zip(label_names, f1(average=None)):
+    results["%sf1_%s" % (prefix, name)] = float(value)
+  return results

@@ -23,7 +23,7 @@ import sentencepiece as spm
 
 from bert_tf.tokenizers import tokenization
 
-_UNDERLINE = "\u2581"  # SentencePiece's word-boundary marker.
+SPIECE_UNDERLINE = "\u2581"  # SentencePiece's word-boundary marker.
 
 
 def preprocess_text(text, do_lower_case):
@@ -33,6 +33,11 @@ def preprocess_text(text, do_lower_case):
   text = unicodedata.normalize("NFKD", text)
   text = "".join(c for c in text if not unicodedata.combining(c))
   return text.lower() if do_lower_case else text
+
+
+def pieces_to_text(pieces):
+  """The (preprocessed) text of consecutive pieces: "▁new", "s" -> "news"."""
+  return "".join(pieces).replace(SPIECE_UNDERLINE, " ").strip()
 
 
 class SentencePieceTokenizer:
@@ -59,9 +64,10 @@ class SentencePieceTokenizer:
 
   def _split_digit_comma(self, piece):
     """Re-encodes "<digits>," without the comma, then appends the comma."""
-    sub = self.sp_model.EncodeAsPieces(piece[:-1].replace(_UNDERLINE, ""))
+    sub = self.sp_model.EncodeAsPieces(
+        piece[:-1].replace(SPIECE_UNDERLINE, ""))
     # The re-encoding adds a word-boundary marker the piece may not have had.
-    if piece[0] != _UNDERLINE and sub and sub[0][0] == _UNDERLINE:
+    if piece[0] != SPIECE_UNDERLINE and sub and sub[0][0] == SPIECE_UNDERLINE:
       sub = sub[1:] if len(sub[0]) == 1 else [sub[0][1:]] + sub[1:]
     return sub + [piece[-1]]
 

@@ -32,10 +32,11 @@ def squad_features(seq_length, is_training):
       omit=("is_impossible",))
 
 
-def classifier_features(seq_length, is_regression=False):
-  """`run_classifier.file_based_input_fn_builder` spec."""
-  return task_schemas.classifier_schema(seq_length,
-                                        is_regression).parse_spec()
+def classifier_features(seq_length, is_regression=False, num_labels=None):
+  """`run_classifier.file_based_input_fn_builder` spec (`num_labels` for
+  multi-label records)."""
+  return task_schemas.classifier_schema(seq_length, is_regression,
+                                        num_labels).parse_spec()
 
 
 def pretraining_features(seq_length, max_predictions_per_seq):

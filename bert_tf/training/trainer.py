@@ -21,7 +21,9 @@ is the batch loss (replicas and micro-batches are averaged);
 `task.metrics(features, outputs)` gives `{name: (numerator[B],
 denominator[B])}` and `evaluate` reports sum(numerator) / sum(denominator)
 over real rows. `optimizer_fn()` returns a Keras optimizer (e.g.
-`create_optimizer(...)`).
+`create_optimizer(...)`). `train(..., eval_hook=...)` runs a script's full
+dev evaluation every N steps (`bert_tf/training/eval_hook.py`: history,
+TensorBoard, best model, early stopping).
 
 Example:
     trainer = Trainer(SquadTask(config, 384),
@@ -53,6 +55,13 @@ from bert_tf.io_utils import InputError
 # `tensorboard` package is not needed at training time.
 _SCALAR_METADATA = summary_pb2.SummaryMetadata(
     plugin_data=summary_pb2.SummaryMetadata.PluginData(plugin_name="scalars"))
+
+
+def write_scalars(scalars, step):
+  """Writes {tag: number} as TensorBoard scalars to the default writer."""
+  for name, value in scalars.items():
+    tf.summary.write(name, tf.constant(value, tf.float32), step=step,
+                     metadata=_SCALAR_METADATA)
 
 
 def _without_autotune(dataset):
@@ -102,6 +111,10 @@ class Trainer:
       self.optimizer.build(self.model.trainable_variables)
     self._synced_checkpoint = None  # Path whose values are in memory.
     self._initialized = False
+    # True while evaluating in-memory weights (during training, or weights
+    # loaded by `use_loaded_weights`): no restore from output_dir then.
+    self._pinned = False
+    self._inference_fns = {}  # key -> traced inference step
     self._train_loop = None
     self._grad_fn = tf.function(self._compute_gradients, jit_compile=use_xla)
 
@@ -253,7 +266,7 @@ class Trainer:
       stop = min(stop, (step // every + 1) * every)
     return stop
 
-  def train(self, dataset_fn, num_steps):
+  def train(self, dataset_fn, num_steps, eval_hook=None):
     """Trains until `global_step == num_steps`, resuming from output_dir.
 
     Args:
@@ -261,6 +274,9 @@ class Trainer:
         dataset, batched at the per-replica batch size (divisible by
         `gradient_accumulation_steps`), e.g. `training_dataset_fn(...)`.
       num_steps: total optimizer updates of the run (like `max_steps`).
+      eval_hook: optional `bert_tf.training.eval_hook.EvalHook`: at its
+        evaluation points a checkpoint is saved, then the hook evaluates
+        (and may end training early, for good).
 
     Returns:
       One stats dict per host loop run now (step, loss, learning_rate,
@@ -268,6 +284,15 @@ class Trainer:
     """
     self._restore_or_init(self._model_checkpoint())
     step = self.global_step
+    chief = distribution.is_chief(self.strategy)
+    if eval_hook:
+      eval_hook.begin(step, chief)
+      if eval_hook.is_pending(step, num_steps):
+        self._evaluate_with(eval_hook)
+      if eval_hook.stopped:
+        logging.info("Stopped early at step %d (%s); not training.",
+                     eval_hook.stopped["global_step"], "early_stopping.json")
+        return []
     if step >= num_steps:
       logging.info("Already trained to step %d (num_steps=%d); not training.",
                    step, num_steps)
@@ -276,7 +301,6 @@ class Trainer:
     iterator, checkpoint = self._input_iterator(dataset_fn, step)
     manager = self._manager(checkpoint)
     self._train_loop = self._train_loop or self._make_train_loop()
-    chief = distribution.is_chief(self.strategy)
     writer = (tf.summary.create_file_writer(self.output_dir) if chief
               else tf.summary.create_noop_writer())
     bar = tqdm.tqdm(total=num_steps, initial=step, unit="step",
@@ -287,15 +311,15 @@ class Trainer:
       while step < num_steps:
         start = time.time()
         stop = self._next_stop(step, num_steps)
+        if eval_hook:
+          stop = min(stop, eval_hook.next_stop(step, num_steps))
         loss, examples = self._train_loop(iterator, tf.constant(stop - step))
         loss, seconds = float(loss), time.time() - start
         stats = {"loss": loss,
                  "learning_rate": float(self.optimizer.learning_rate),
                  "steps_per_sec": (stop - step) / seconds,
                  "examples_per_sec": int(examples) / seconds}
-        for name, value in stats.items():
-          tf.summary.write(name, tf.constant(value, tf.float32), step=stop,
-                           metadata=_SCALAR_METADATA)
+        write_scalars(stats, stop)
         bar.update(stop - step)
         bar.set_postfix(loss="%.4f" % loss,
                         ex_per_s="%.1f" % stats["examples_per_sec"])
@@ -303,37 +327,55 @@ class Trainer:
                      num_steps, loss, stats["examples_per_sec"])
         history.append(dict(stats, step=stop))
         step = stop
+        evaluate = eval_hook and eval_hook.is_due(step, num_steps)
         if (self.save_checkpoints_steps and
-            step % self.save_checkpoints_steps == 0) or step == num_steps:
+            step % self.save_checkpoints_steps == 0) or (
+                step == num_steps or evaluate):
           self._save(manager)
+        if evaluate and self._evaluate_with(eval_hook):
+          break
     writer.flush()
     return history
 
+  def _evaluate_with(self, eval_hook):
+    """`eval_hook.evaluate` on the weights in memory; True: stop training."""
+    self._pinned = True
+    try:
+      return eval_hook.evaluate(self)
+    finally:
+      self._pinned = False
+
   # -- Evaluation and prediction -------------------------------------------
 
-  def _inference_batches(self, dataset, batch_size, fn):
+  def _inference_batches(self, dataset, batch_size, fn, key):
     """Yields numpy dicts of `fn(features, outputs)` for the real rows.
 
     Every batch is padded to a fixed size (a multiple of the replica count),
     so partial last batches work on every strategy, then the padding rows
-    are dropped again, keeping the input order.
+    are dropped again, keeping the input order. The traced step is kept per
+    `key` (the kind of call), so repeated evaluations trace it once.
     """
-    self._restore_or_init(self._model_checkpoint())
+    if not self._pinned:
+      self._restore_or_init(self._model_checkpoint())
     replicas = self.strategy.num_replicas_in_sync
     size = -(-batch_size // replicas) * replicas
     padded = _without_autotune(
         dataset.map(lambda f: batch_padding.pad_batch(f, size)))
+    # Workers predict independently: no collectives, each sees all rows.
+    local = distribution.num_workers(self.strategy) > 1 or replicas == 1
+    run = self._inference_fns.get(key)
+    if run is None:
+      def step(features):
+        features = dict(features)
+        valid = features.pop(batch_padding.VALID)
+        result = fn(features, self.model(features, training=False))
+        result[batch_padding.VALID] = valid
+        return result
 
-    def step(features):
-      features = dict(features)
-      valid = features.pop(batch_padding.VALID)
-      result = fn(features, self.model(features, training=False))
-      result[batch_padding.VALID] = valid
-      return result
-
-    if distribution.num_workers(self.strategy) > 1 or replicas == 1:
-      # Workers predict independently: no collectives, each sees all rows.
-      run = tf.function(step)
+      run = tf.function(step if local else
+                        lambda f: self.strategy.run(step, args=(f,)))
+      self._inference_fns[key] = run
+    if local:
       batches = (run(features) for features in padded)
     else:
       options = tf.data.Options()
@@ -341,13 +383,20 @@ class Trainer:
           tf.data.experimental.AutoShardPolicy.OFF)
       dist = self.strategy.experimental_distribute_dataset(
           padded.with_options(options))
-      run = tf.function(lambda f: self.strategy.run(step, args=(f,)))
       batches = (batch_padding.concat_replicas(self.strategy, run(f))
                  for f in dist)
     for result in batches:
       result = {k: np.asarray(v) for k, v in result.items()}
       valid = result.pop(batch_padding.VALID)
       yield {k: v[valid] for k, v in result.items()}
+
+  def use_loaded_weights(self, global_step):
+    """Evaluates/predicts with the weights now in `self.model` (e.g. loaded
+    from output_dir/best/) instead of output_dir's latest checkpoint, and
+    reports `global_step` as their step."""
+    self._initialized = True
+    self._pinned = True
+    self.optimizer.iterations.assign(global_step)
 
   def predict(self, dataset, batch_size, feature_keys=()):
     """Yields one dict of numpy values per example, in input order.
@@ -362,7 +411,8 @@ class Trainer:
       result.update({k: features[k] for k in feature_keys})
       return result
 
-    for batch in self._inference_batches(dataset, batch_size, fn):
+    key = ("predict",) + tuple(feature_keys)
+    for batch in self._inference_batches(dataset, batch_size, fn, key):
       for i in range(len(next(iter(batch.values())))):
         yield {k: v[i] for k, v in batch.items()}
 
@@ -377,7 +427,8 @@ class Trainer:
               for part, value in zip(("num", "den"), pair)}
 
     totals = {}
-    for batch in self._inference_batches(dataset, batch_size, fn):
+    for batch in self._inference_batches(dataset, batch_size, fn,
+                                         ("evaluate",)):
       for key, values in batch.items():
         totals[key] = totals.get(key, 0.0) + float(np.sum(values))
     names = sorted({key.rsplit("/", 1)[0] for key in totals})

@@ -66,12 +66,15 @@ def main(_):
   tokenizer = tokenization.FullTokenizer(FLAGS.vocab_file, FLAGS.do_lower_case)
   written = classifier_features.write_examples_to_tfrecord(
       examples, processor.get_labels(), FLAGS.max_seq_length, tokenizer,
-      FLAGS.output_file, FLAGS.pad_to_multiple_of or None)
+      FLAGS.output_file, FLAGS.pad_to_multiple_of or None,
+      processor.is_multi_label)
   print("task=%s split=%s examples=%d padding=%d records=%d -> %s" %
         (processor.name, FLAGS.split, len(examples), written - len(examples),
          written, FLAGS.output_file))
   if FLAGS.split != "test" and not processor.is_regression:
-    counts = collections.Counter(e.label for e in examples)
+    counts = collections.Counter(
+        label for e in examples
+        for label in (e.label if processor.is_multi_label else [e.label]))
     print("labels: " + ", ".join("%s=%d" % (label, counts[label])
                                  for label in processor.get_labels()))
 

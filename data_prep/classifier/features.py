@@ -6,8 +6,9 @@ max_seq_length - 3 word pieces by popping the last piece of the longer side
 `[CLS] a [SEP] b [SEP]` with segment ids 0 up to the first [SEP] and 1 after
 (data_prep/common/sequence_pairs.py); everything is zero-padded. Padding examples
 become all zeros, label 0 and is_real_example 0. Regression labels are
-written as floats. Records follow `task_schemas.classifier_schema` and are
-written without TensorFlow.
+written as floats; multi-label examples (a tuple of labels) as a 0/1 int64
+vector over the label list. Records follow `task_schemas.classifier_schema`
+and are written without TensorFlow.
 
 Example:
     tokenizer = tokenization.FullTokenizer("vocab.txt", do_lower_case=True)
@@ -33,22 +34,31 @@ InputFeatures = collections.namedtuple(
 _LOGGED_EXAMPLES = 5
 
 
-def _label_id(example, label_map):
-  """Index into the label list, or the float score when label_map is None."""
+def _label_id(example, label_map, multi_label):
+  """Index into the label list, the float score when label_map is None, or
+  the 0/1 vector of a multi-label example."""
   if label_map is None:
     return float(example.label)
-  if example.label not in label_map:
-    raise InputError("example %s: unknown label %r (labels: %s)" %
-                     (example.guid, example.label, ", ".join(label_map)))
-  return label_map[example.label]
+  labels = example.label if multi_label else [example.label]
+  for label in labels:
+    if label not in label_map:
+      raise InputError("example %s: unknown label %r (labels: %s)" %
+                       (example.guid, label, ", ".join(label_map)))
+  if not multi_label:
+    return label_map[example.label]
+  return [int(label in labels) for label in label_map]
 
 
-def convert_single_example(example, label_list, max_seq_length, tokenizer):
+def convert_single_example(example, label_list, max_seq_length, tokenizer,
+                           multi_label=False):
   """Returns InputFeatures; `label_list` None means a regression task."""
   if isinstance(example, PaddingInputExample):
     zeros = [0] * max_seq_length
-    return InputFeatures(zeros, zeros, zeros,
-                         0.0 if label_list is None else 0, 0)
+    if multi_label:
+      label = [0] * len(label_list)
+    else:
+      label = 0.0 if label_list is None else 0
+    return InputFeatures(zeros, zeros, zeros, label, 0)
   label_map = None if label_list is None else {
       label: i for i, label in enumerate(label_list)}
   tokens_b = tokenizer.tokenize(example.text_b) if example.text_b else None
@@ -57,7 +67,8 @@ def convert_single_example(example, label_list, max_seq_length, tokenizer):
   input_ids = tokenizer.convert_tokens_to_ids(tokens)
   padding = [0] * (max_seq_length - len(input_ids))
   return InputFeatures(input_ids + padding, [1] * len(input_ids) + padding,
-                       segment_ids + padding, _label_id(example, label_map), 1)
+                       segment_ids + padding,
+                       _label_id(example, label_map, multi_label), 1)
 
 
 def padded_examples(examples, pad_to_multiple_of=None):
@@ -89,7 +100,7 @@ def _log_example(example, features, tokenizer):
 
 def write_examples_to_tfrecord(examples, label_list, max_seq_length,
                                tokenizer, output_file,
-                               pad_to_multiple_of=None):
+                               pad_to_multiple_of=None, multi_label=False):
   """Streams the examples' features to `output_file` (atomically).
 
   Args:
@@ -102,6 +113,7 @@ def write_examples_to_tfrecord(examples, label_list, max_seq_length,
     pad_to_multiple_of: if set, append PaddingInputExamples until the record
       count is a multiple of it (the original does this for eval/predict on
       TPU, with the batch size).
+    multi_label: examples carry label tuples; label_ids is a 0/1 vector.
 
   Returns:
     The number of records written, padding included.
@@ -110,12 +122,14 @@ def write_examples_to_tfrecord(examples, label_list, max_seq_length,
     raise InputError("--max_seq_length=%d: must be at least 3" %
                      max_seq_length)
   examples = padded_examples(examples, pad_to_multiple_of)
-  schema = classifier_schema(max_seq_length, is_regression=label_list is None)
+  schema = classifier_schema(
+      max_seq_length, is_regression=label_list is None,
+      num_labels=len(label_list) if multi_label else None)
   with tfrecord_writer(output_file) as writer:
     for i, example in enumerate(tqdm.tqdm(examples, desc="featurize",
                                           unit="ex", disable=None)):
       features = convert_single_example(example, label_list, max_seq_length,
-                                        tokenizer)
+                                        tokenizer, multi_label)
       if i < _LOGGED_EXAMPLES:
         _log_example(example, features, tokenizer)
       writer.write(schema.encode(_record_values(features)))

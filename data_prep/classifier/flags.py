@@ -9,6 +9,9 @@ from `--data_dir` (tab-separated, no quoting, like the GLUE files):
   --labels=a,b,c        the label strings, in id order; or instead
   --regression          labels are numbers (one output, MSE, like STS-B)
   --skip_header         the files' first line is a header
+  --multi_label         each label cell is a set of labels (possibly empty)
+                        joined by --multi_label_separator (default ","):
+                        sigmoid outputs, binary cross-entropy, F1 metrics
 
 Example:
     define_task_flags()       # at module level, next to the other flags
@@ -37,6 +40,12 @@ def define_task_flags():
                     "task_name=tsv: labels are real numbers (regression).")
   flags.DEFINE_bool("skip_header", False,
                     "task_name=tsv: the first line of each file is a header.")
+  flags.DEFINE_bool("multi_label", False,
+                    "task_name=tsv: each label cell holds a set of --labels "
+                    "(possibly empty), joined by --multi_label_separator.")
+  flags.DEFINE_string("multi_label_separator", ",",
+                      "task_name=tsv --multi_label: separator of the labels "
+                      "in a label cell.")
   flags.DEFINE_string("xnli_language", "zh",
                       "task_name=xnli: language of the training file "
                       "multinli/multinli.train.<lang>.tsv and of the "
@@ -54,7 +63,9 @@ def processor_from_flags(flag_values):
         label_column=flag_values.label_column,
         labels=flag_values.labels,
         regression=flag_values.regression,
-        skip_header=flag_values.skip_header)
+        skip_header=flag_values.skip_header,
+        multi_label=flag_values.multi_label,
+        multi_label_separator=flag_values.multi_label_separator)
   return classifier_tasks.get_processor(
       flag_values.task_name, flag_values.data_dir,
       language=flag_values.xnli_language, **tsv_options)

@@ -47,6 +47,10 @@ class ClassifierProcessor:
   def is_regression(self):
     return self.spec.labels is None
 
+  @property
+  def is_multi_label(self):
+    return self.spec.multi_label_separator is not None
+
   def get_labels(self):
     """Label strings in id order, or None for a regression task."""
     return None if self.is_regression else list(self.spec.labels)
@@ -106,10 +110,15 @@ class ClassifierProcessor:
         label=self._label(s, row, path, line_number))
 
   def _label(self, s, row, path, line_number):
-    """The row's validated label (float for regression) or the dummy."""
+    """The row's validated label (float for regression, a tuple of labels in
+    label order for multi-label) or the dummy."""
     if s.label is None:
+      if self.is_multi_label:
+        return ()
       return 0.0 if self.is_regression else self.spec.labels[0]
     label = row[s.label]
+    if self.is_multi_label:
+      return self._label_set(label, path, line_number)
     if self.is_regression:
       try:
         return float(label)
@@ -117,7 +126,18 @@ class ClassifierProcessor:
         raise InputError("%s:%d: label %r is not a number" %
                          (path, line_number, label)) from None
     label = (s.label_aliases or {}).get(label, label)
+    self._check_label(label, path, line_number)
+    return label
+
+  def _label_set(self, cell, path, line_number):
+    labels = {label.strip()
+              for label in cell.split(self.spec.multi_label_separator)}
+    labels.discard("")
+    for label in sorted(labels):
+      self._check_label(label, path, line_number)
+    return tuple(label for label in self.spec.labels if label in labels)
+
+  def _check_label(self, label, path, line_number):
     if label not in self.spec.labels:
       raise InputError("%s:%d: unknown label %r (labels: %s)" %
                        (path, line_number, label, ", ".join(self.spec.labels)))
-    return label

@@ -30,7 +30,10 @@ SplitSpec = collections.namedtuple(
     defaults=(None, None, None, None))
 
 # labels: get_labels() order (= label ids); None means regression.
-TaskSpec = collections.namedtuple("TaskSpec", "name labels splits")
+# multi_label_separator: set for multi-label tasks, whose label column holds
+#   a set of labels joined by it (may be empty).
+TaskSpec = collections.namedtuple(
+    "TaskSpec", "name labels splits multi_label_separator", defaults=(None,))
 
 
 def _glue_pair(text_a, text_b, label, test_a, test_b):
@@ -90,7 +93,8 @@ TASK_NAMES = tuple(TASKS) + ("tsv",)
 
 
 def tsv_task_spec(text_a_column=None, label_column=None, text_b_column=None,
-                  labels=None, regression=False, skip_header=False):
+                  labels=None, regression=False, skip_header=False,
+                  multi_label=False, multi_label_separator=","):
   """Spec for a user's train/dev/test.tsv; test's label column is not read."""
   if text_a_column is None or label_column is None:
     raise InputError("--task_name=tsv needs --text_a_column and "
@@ -98,13 +102,21 @@ def tsv_task_spec(text_a_column=None, label_column=None, text_b_column=None,
   if bool(labels) == bool(regression):
     raise InputError("--task_name=tsv needs exactly one of --labels=a,b,... "
                      "and --regression")
+  if multi_label and regression:
+    raise InputError("--multi_label needs --labels, not --regression")
+  if multi_label and not multi_label_separator:
+    raise InputError("--multi_label_separator must not be empty")
+  if multi_label and any(multi_label_separator in label for label in labels):
+    raise InputError("--labels=%s: a label contains the separator %r" %
+                     (",".join(labels), multi_label_separator))
   if labels and len(set(labels)) != len(labels):
     raise InputError("--labels=%s: duplicate label" % ",".join(labels))
   splits = {name: SplitSpec(name + ".tsv", text_a_column, text_b_column,
                             None if name == "test" else label_column,
                             skip_header)
             for name in ("train", "dev", "test")}
-  return TaskSpec("tsv", None if regression else tuple(labels), splits)
+  return TaskSpec("tsv", None if regression else tuple(labels), splits,
+                  multi_label_separator if multi_label else None)
 
 
 def get_task_spec(task_name, **tsv_options):

@@ -18,8 +18,8 @@ import os
 
 from tqdm import tqdm
 
-from bert_tf.tokenizers import tokenization
-from bert_tf.io_utils import InputError, require_file
+from bert_tf.io_utils import InputError
+from bert_tf.tokenizers import loading
 from bert_tf.tokenizers.tokenization import convert_to_unicode
 
 # Bytes [start, end) of one input file; end None = to the end of the file.
@@ -46,22 +46,10 @@ def _file_size(path):
 
 
 def load_tokenizer(vocab_file, do_lower_case, spm_model_file=None):
-  """FullTokenizer on `vocab_file`, or SentencePiece when a model is given."""
-  if spm_model_file:
-    flag, path = "spm_model_file", spm_model_file
-    require_file(path, flag)
-    from bert_tf.tokenizers import sentencepiece_tokenizer  # pylint: disable=g-import-not-at-top
-    tokenizer = sentencepiece_tokenizer.SentencePieceTokenizer(
-        path, do_lower_case)
-  else:
-    flag, path = "vocab_file", vocab_file
-    require_file(path, flag)
-    tokenizer = tokenization.FullTokenizer(path, do_lower_case)
-  for token in ("[CLS]", "[SEP]", "[MASK]"):
-    if token not in tokenizer.vocab:
-      raise InputError("--%s=%s: the vocabulary has no %s" % (flag, path,
-                                                              token))
-  return tokenizer
+  """FullTokenizer on `vocab_file`, or SentencePiece when a model is given;
+  the vocabulary must have [CLS], [SEP] and [MASK]."""
+  return loading.load_tokenizer(vocab_file, do_lower_case, spm_model_file,
+                                ("[CLS]", "[SEP]", "[MASK]"))
 
 
 def expand_input_files(input_file):

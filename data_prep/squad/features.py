@@ -35,6 +35,7 @@ import operator
 from bert_tf.io_utils import InputError
 from bert_tf.records import example_bytes as eb
 from bert_tf.records.task_schemas import squad_schema
+from bert_tf.tokenizers import sentencepiece_tokenizer
 from data_prep.squad import records
 
 FIRST_UNIQUE_ID = 1000000000
@@ -56,11 +57,19 @@ def check_feature_settings(max_seq_length, doc_stride, max_query_length):
 
 def improve_answer_span(doc_tokens, input_start, input_end, tokenizer,
                         orig_answer_text):
-  """The original `_improve_answer_span`: the tightest exact re-tokenization."""
-  tok_answer_text = " ".join(tokenizer.tokenize(orig_answer_text))
+  """The original `_improve_answer_span`: the tightest exact re-tokenization.
+
+  SentencePiece pieces are compared as text: the answer's first piece has a
+  word-boundary mark that the same piece inside a word, after a quote, say,
+  lacks.
+  """
+  join = " ".join
+  if isinstance(tokenizer, sentencepiece_tokenizer.SentencePieceTokenizer):
+    join = sentencepiece_tokenizer.pieces_to_text
+  tok_answer_text = join(tokenizer.tokenize(orig_answer_text))
   for new_start in range(input_start, input_end + 1):
     for new_end in range(input_end, new_start - 1, -1):
-      if " ".join(doc_tokens[new_start:(new_end + 1)]) == tok_answer_text:
+      if join(doc_tokens[new_start:(new_end + 1)]) == tok_answer_text:
         return new_start, new_end
   return input_start, input_end
 

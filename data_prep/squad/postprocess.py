@@ -10,6 +10,12 @@ de-duplicated by text, cut at `n_best_size`; a softmax (float64,
 `null score - best non-null score > null_score_diff_threshold`. Files are
 `json.dumps(..., indent=4) + "\\n"`, byte-identical to the original's.
 
+With `sentencepiece=True` (features from a SentencePiece model, new), the
+candidate's pieces are joined at their word-boundary marks and projected
+back onto the context through SentencePiece's own normalisation
+(`preprocess_text`) instead of `BasicTokenizer`; the projection rules are
+the same.
+
 DEVIATION: in v2, when no non-null candidate survives (the n-best holds only
 ""), the original crashes (`best_non_null_entry` is None). Here the
 prediction is "" and its null odds are `score_null - 0.0`, i.e. the missing
@@ -27,8 +33,10 @@ import json
 import math
 import os
 
-from bert_tf.tokenizers import tokenization
 from bert_tf.io_utils import InputError, atomic_output
+from bert_tf.tokenizers import tokenization
+from bert_tf.tokenizers.sentencepiece_tokenizer import pieces_to_text
+from bert_tf.tokenizers.sentencepiece_tokenizer import preprocess_text
 
 RawResult = collections.namedtuple("RawResult",
                                    ["unique_id", "start_logits", "end_logits"])
@@ -69,9 +77,12 @@ def _basic_tokenized(orig_text, do_lower_case):
           orig_text))
 
 
-def get_final_text(pred_text, orig_text, do_lower_case):
+def get_final_text(pred_text, orig_text, do_lower_case, sentencepiece=False):
   """Projects tokenized `pred_text` back onto `orig_text` (the original's)."""
-  tok_text = _basic_tokenized(orig_text, do_lower_case)
+  if sentencepiece:
+    tok_text = preprocess_text(orig_text, do_lower_case)
+  else:
+    tok_text = _basic_tokenized(orig_text, do_lower_case)
   start_position = tok_text.find(pred_text)
   if start_position == -1:
     return orig_text
@@ -132,18 +143,21 @@ def _prelim_predictions(features, results, n_best_size, max_answer_length,
   return prelims, score_null, null
 
 
-def _candidate_text(example, feature, prelim, do_lower_case):
-  tok_text = " ".join(feature.tokens[prelim.start_index:(prelim.end_index + 1)])
-  tok_text = tok_text.replace(" ##", "").replace("##", "")
+def _candidate_text(example, feature, prelim, do_lower_case, sentencepiece):
+  pieces = feature.tokens[prelim.start_index:(prelim.end_index + 1)]
+  if sentencepiece:
+    tok_text = pieces_to_text(pieces)
+  else:
+    tok_text = " ".join(pieces).replace(" ##", "").replace("##", "")
   tok_text = " ".join(tok_text.strip().split())
   orig_start = feature.token_to_orig_map[prelim.start_index]
   orig_end = feature.token_to_orig_map[prelim.end_index]
   orig_text = " ".join(example.doc_tokens[orig_start:(orig_end + 1)])
-  return get_final_text(tok_text, orig_text, do_lower_case)
+  return get_final_text(tok_text, orig_text, do_lower_case, sentencepiece)
 
 
 def _example_nbest(example, features, results, n_best_size, max_answer_length,
-                   do_lower_case, version_2_with_negative):
+                   do_lower_case, version_2_with_negative, sentencepiece):
   """(nbest entries, score_null) of one example."""
   prelims, score_null, null = _prelim_predictions(
       features, results, n_best_size, max_answer_length,
@@ -155,7 +169,7 @@ def _example_nbest(example, features, results, n_best_size, max_answer_length,
       break
     if prelim.start_index > 0:  # a non-null prediction
       text = _candidate_text(example, features[prelim.feature_index], prelim,
-                             do_lower_case)
+                             do_lower_case, sentencepiece)
       if text in seen:
         continue
     else:  # the null candidate is never dropped as a duplicate
@@ -172,7 +186,7 @@ def _example_nbest(example, features, results, n_best_size, max_answer_length,
 def compute_predictions(all_examples, all_features, all_results, n_best_size,
                         max_answer_length, do_lower_case,
                         version_2_with_negative=False,
-                        null_score_diff_threshold=0.0):
+                        null_score_diff_threshold=0.0, sentencepiece=False):
   """The original's write_predictions without the writing -> Predictions."""
   by_example = collections.defaultdict(list)
   for feature in all_features:
@@ -188,7 +202,7 @@ def compute_predictions(all_examples, all_features, all_results, n_best_size,
                        (e, example.qas_id)) from None
     nbest, score_null = _example_nbest(example, features, results, n_best_size,
                                        max_answer_length, do_lower_case,
-                                       version_2_with_negative)
+                                       version_2_with_negative, sentencepiece)
     probs = compute_softmax([e.start_logit + e.end_logit for e in nbest])
     out.nbest[example.qas_id] = [
         collections.OrderedDict([("text", e.text), ("probability", p),
@@ -274,11 +288,11 @@ def write_prediction_files(predictions, output_dir):
 def write_predictions(all_examples, all_features, all_results, n_best_size,
                       max_answer_length, do_lower_case, output_dir,
                       version_2_with_negative=False,
-                      null_score_diff_threshold=0.0):
+                      null_score_diff_threshold=0.0, sentencepiece=False):
   """compute_predictions + write_prediction_files; returns the Predictions."""
   predictions = compute_predictions(all_examples, all_features, all_results,
                                     n_best_size, max_answer_length,
                                     do_lower_case, version_2_with_negative,
-                                    null_score_diff_threshold)
+                                    null_score_diff_threshold, sentencepiece)
   write_prediction_files(predictions, output_dir)
   return predictions

@@ -28,7 +28,7 @@ import tqdm
 from bert_tf.io_utils import atomic_output
 from bert_tf.records.example_bytes import example_bytes
 from bert_tf.records.tfrecord_file import tfrecord_writer
-from bert_tf.tokenizers import tokenization
+from bert_tf.tokenizers.loading import load_tokenizer
 from data_prep.squad import records as squad_records
 from data_prep.squad.features import FIRST_UNIQUE_ID, FeatureEncoder
 
@@ -41,8 +41,8 @@ _worker_state = None
 
 
 def _new_encoder(vocab_file, do_lower_case, max_seq_length, doc_stride,
-                 max_query_length, is_training, with_sidecar):
-  tokenizer = tokenization.FullTokenizer(vocab_file, do_lower_case)
+                 max_query_length, is_training, with_sidecar, spm_model_file):
+  tokenizer = load_tokenizer(vocab_file, do_lower_case, spm_model_file)
   return FeatureEncoder(tokenizer, max_seq_length, doc_stride,
                         max_query_length, is_training, with_sidecar)
 
@@ -129,10 +129,15 @@ def _gc_paused():
 def write_squad_features(examples, vocab_file, do_lower_case, output_file,
                          features_file, max_seq_length, doc_stride,
                          max_query_length, is_training, num_workers=1,
-                         progress=False):
-  """Writes the TFRecord (and the sidecar if `features_file`); -> Counts."""
+                         progress=False, spm_model_file=None):
+  """Writes the TFRecord (and the sidecar if `features_file`); -> Counts.
+
+  `spm_model_file`: tokenize with this SentencePiece model instead of
+  `vocab_file` (each context word on its own, as with WordPiece).
+  """
   encoder_args = (vocab_file, do_lower_case, max_seq_length, doc_stride,
-                  max_query_length, is_training, bool(features_file))
+                  max_query_length, is_training, bool(features_file),
+                  spm_model_file)
   # Validates the settings and the vocab before any worker starts.
   encoder = _new_encoder(*encoder_args)
   schema = encoder.schema
