@@ -121,20 +121,24 @@ class Exporter:
     logging.info("restored %s from %s", self.NAME, prefix)
 
   def check_batch(self, tensors):
-    """All inputs of a request must have the same batch size."""
+    """The inputs, once they are known to share one batch size (nothing
+    computed from them runs before the check)."""
     first = tensors[0]
-    for other in tensors[1:]:
-      tf.debugging.assert_equal(
-          tf.shape(first), tf.shape(other),
-          message="all inputs of a request need the same batch size")
+    checks = [tf.debugging.assert_equal(
+        tf.shape(first), tf.shape(other),
+        message="all inputs of a request need the same batch size")
+              for other in tensors[1:]]
+    with tf.control_dependencies(checks):
+      return [tf.identity(t) for t in tensors]
 
   def encode(self, text_a, text_b=None):
     """Packed model inputs for one text or a pair; an empty text_b row is a
     single text, as in the original."""
-    segments = [self.tokenizer(text_a)]
-    if text_b is not None:
-      self.check_batch([text_a, text_b])
-      segments.append(self.tokenizer(text_b))
+    if text_b is None:
+      segments = [self.tokenizer(text_a)]
+    else:
+      text_a, text_b = self.check_batch([text_a, text_b])
+      segments = [self.tokenizer(text_a), self.tokenizer(text_b)]
     return self.tokenizer.pack(segments, self.max_seq_length)
 
   def signature(self):
@@ -144,6 +148,10 @@ class Exporter:
 
     @tf.function(input_signature=specs)
     def serving_default(*args):
+      # Loaded signatures do not enforce the spec's shape, and a scalar
+      # would crash tokenizer kernels: check the rank at run time.
+      args = [tf.ensure_shape(a, [None], name=n + "_must_be_1d")
+              for a, n in zip(args, names)]
       return self.serve(**dict(zip(names, args)))
 
     return serving_default.get_concrete_function()

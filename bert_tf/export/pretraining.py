@@ -72,7 +72,7 @@ class PretrainingExporter(Exporter):
                                                pieces.value_rowids()))
 
   def serve(self, text_a, text_b):
-    self.check_batch([text_a, text_b])
+    text_a, text_b = self.check_batch([text_a, text_b])
     features = self.tokenizer.pack([self._tokenize(text_a),
                                     self._tokenize(text_b)],
                                    self.max_seq_length)

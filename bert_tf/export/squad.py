@@ -73,7 +73,7 @@ class SquadExporter(Exporter):
 
   def serve(self, question, context):
     opts = self.options
-    self.check_batch([question, context])
+    question, context = self.check_batch([question, context])
     # Bad bytes go first, so offsets refer to the text that is read.
     context = tf.strings.unicode_transcode(context, "UTF-8", "UTF-8",
                                            errors="ignore")

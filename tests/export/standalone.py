@@ -15,7 +15,7 @@ import sys
 
 # Each request: {input name: list (nested for wrong shapes) of str, or of
 # {"b64": ...} for raw bytes}; each answer: {output: nested list} or
-# {"error": "<exception class>: <first line>"}. The process keeps serving
+# {"error": "<exception class>: <message>"}. The process keeps serving
 # after a failed request, which the caller can check.
 _CHILD = r"""
 import base64, importlib.util, json, sys
@@ -39,8 +39,7 @@ for request in json.load(sys.stdin):
                      for k, v in request.items()})
     answers.append({k: plain(v.numpy().tolist()) for k, v in out.items()})
   except Exception as e:  # pylint: disable=broad-except
-    answers.append({"error": "%s: %s" % (type(e).__name__,
-                                         str(e).strip().splitlines()[0])})
+    answers.append({"error": "%s: %s" % (type(e).__name__, e)})
 print(json.dumps({"answers": answers,
                   "bert_tf_loaded": "bert_tf" in sys.modules}))
 """
