@@ -1,0 +1,9 @@
+"""python -m bert_tf.predict: raw text -> predictions with an exported SavedModel.
+
+The entry point; the code lives in `bert_tf.cli.predict`.
+"""
+
+from bert_tf.cli.predict import run
+
+if __name__ == "__main__":
+  run()
