@@ -23,6 +23,7 @@ import os
 from absl import app
 from absl import flags
 
+from bert_tf.checkpoints import checkpoint_io
 from bert_tf.cli import bert_flags
 from bert_tf.export import get_exporter
 from bert_tf.export import registered_exporters
@@ -85,7 +86,14 @@ def main(argv):
       raise InputError("--%s is required" % name)
   if os.path.exists(FLAGS.export_dir):
     raise InputError("--export_dir=%s already exists" % FLAGS.export_dir)
+  checkpoint_io.resolve_checkpoint(FLAGS.checkpoint)  # fails first
   exporter_cls = get_exporter(FLAGS.task)
+  own = {o.name for o in exporter_cls.OPTIONS}
+  for cls in registered_exporters().values():
+    for option in cls.OPTIONS:
+      if option.name not in own and FLAGS[option.name].present:
+        raise InputError("--%s is not an option of --task=%s" %
+                         (option.name, FLAGS.task))
   config = BertConfig.from_json_file(
       _beside_checkpoint(FLAGS.bert_config_file, "bert_config_file",
                          "bert_config.json"))
