@@ -101,7 +101,14 @@ class ClassifierExporter(Exporter):
     return ("text_a", "text_b") if self.options["text_b"] else ("text_a",)
 
   def serve(self, text_a, text_b=None):
-    outputs = self.model(self.encode(text_a, text_b), training=False)
+    features = self.encode(text_a, text_b)
+    # Padding past the longest row of the request changes no real token's
+    # output (masked keys get exactly 0 attention), so it is cut: a short
+    # single request runs on its own length, not max_seq_length.
+    longest = tf.maximum(
+        tf.reduce_max(tf.reduce_sum(features["input_mask"], 1)), 1)
+    features = {k: v[:, :longest] for k, v in features.items()}
+    outputs = self.model(features, training=False)
     if self.labels is None:
       return {"predictions": outputs["predictions"]}
     probabilities = outputs["probabilities"]
