@@ -1,10 +1,11 @@
 """SavedModel exporters, one module per task kind, found through a registry.
 
-An exporter module defines a subclass of `bert_tf.export.base.Exporter`
-decorated with `@register_exporter("name")` and is listed in
-`_EXPORTER_MODULES`; `python -m bert_tf.export_saved_model --task=name` then
-offers it, with its `OPTIONS` as flags. A new task kind (NER, multiple
-choice) is one new module plus one line here.
+An exporter module in this package defines a subclass of
+`bert_tf.export.base.Exporter` decorated with `@register_exporter("name")`;
+`python -m bert_tf.export_saved_model --task=name` then offers it, with its
+`OPTIONS` as flags. Every module of the package is imported to find them,
+so a new task kind (NER, multiple choice) is one new module and nothing
+else.
 
 Example:
     exporter_cls = get_exporter("classifier")
@@ -15,11 +16,11 @@ Example:
 """
 
 import importlib
+import pkgutil
 
 from bert_tf.io_utils import InputError
 
 _REGISTRY = {}
-_EXPORTER_MODULES = ("classifier", "squad", "encoder", "pretraining")
 
 
 def register_exporter(name):
@@ -33,8 +34,8 @@ def register_exporter(name):
 
 def registered_exporters():
   """{name: exporter class}, every exporter module imported."""
-  for module in _EXPORTER_MODULES:
-    importlib.import_module("bert_tf.export." + module)
+  for module in pkgutil.iter_modules(__path__):
+    importlib.import_module("%s.%s" % (__name__, module.name))
   return dict(_REGISTRY)
 
 
