@@ -1,4 +1,4 @@
-"""python -m bert_tf.predict: raw text -> predictions with an exported SavedModel.
+"""python -m bert_tf.predict: raw text -> predictions with a SavedModel.
 
 The entry point; the code lives in `bert_tf.cli.predict`.
 """

@@ -28,7 +28,8 @@ from bert_tf.modeling.bert_config import LAYER_NORM_EPSILON
 
 _HF_ACTIVATION = {"gelu_exact": "gelu", "gelu": "gelu_new", "relu": "relu",
                   "tanh": "tanh", "linear": "linear"}
-_HEADS = {tf1: hf for hf, tf1 in hf_import._HEAD_NAMES.items()}  # pylint: disable=protected-access
+# pylint: disable-next=protected-access
+_HEADS = {tf1: hf for hf, tf1 in hf_import._HEAD_NAMES.items()}
 # First match wins: the HF class that holds these heads.
 _ARCHITECTURES = (("output_weights", "BertForSequenceClassification"),
                   ("cls/squad/output_weights", "BertForQuestionAnswering"),
