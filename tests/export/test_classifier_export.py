@@ -1,16 +1,24 @@
 """Classifier SavedModel vs run_classifier.py: the exported model, loaded in
 a process without bert_tf, gives test_results.tsv's probabilities for the
-same raw rows; TF1-checkpoint export; the label table matches data_prep."""
+same raw rows; TF1-checkpoint export, regression and labels-file models vs
+the Keras model on data_prep's features; the label table matches data_prep."""
 
 import os
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
-from data_prep.classifier import tasks as classifier_tasks
-from data_prep.classifier.tasks import get_processor
+from bert_tf.checkpoints import checkpoint_io
 from bert_tf.export.classifier import TASK_LABELS
+from bert_tf.modeling.bert_config import BertConfig
+from bert_tf.tasks.classification import ClassifierModel
+from bert_tf.tokenizers.tokenization import FullTokenizer
+from data_prep.classifier import tasks as classifier_tasks
+from data_prep.classifier.example import InputExample
+from data_prep.classifier.features import convert_single_example
+from data_prep.classifier.tasks import get_processor
 from tests.conftest import FIXTURES
 from tests.conftest import REPO
 from tests.export.standalone import export
@@ -107,3 +115,53 @@ def test_task_label_table_matches_data_prep():
     assert labels == spec.labels, name
     assert pairs == (spec.splits["test"].text_b is not None), name
   assert set(TASK_LABELS) == set(classifier_tasks.TASKS)
+
+
+def _head_checkpoint(tmp_path, num_labels):
+  """ckpt_b's encoder + a random head of `num_labels`, as a TF1 prefix."""
+  config = BertConfig.from_json_file(CONFIG_B)
+  model = ClassifierModel(config, num_labels)
+  checkpoint_io.init_from_checkpoint(ckpt_prefix("ckpt_b"),
+                                     model.tf1_variables())
+  prefix = checkpoint_io.save_tf1_checkpoint(
+      str(tmp_path / ("head%d" % num_labels) / "bert_model.ckpt"),
+      model.tf1_variables())
+  return model, prefix
+
+
+def _python_features(pairs):
+  """Features by data_prep's Python path (FullTokenizer, original packing)."""
+  tokenizer = FullTokenizer(VOCAB, do_lower_case=True)
+  rows = [convert_single_example(InputExample(str(i), a, b or None, "0"),
+                                 ["0"], 32, tokenizer)
+          for i, (a, b) in enumerate(pairs)]
+  return {k: np.array([getattr(r, k) for r in rows], np.int32)
+          for k in ("input_ids", "input_mask", "segment_ids")}
+
+
+def test_regression_and_labels_file(tmp_path):
+  pairs = EXTRA_ROWS + [("A man is playing a guitar.", "A man plays.")]
+  request = {"text_a": [a for a, _ in pairs], "text_b": [b for _, b in pairs]}
+  regression, prefix = _head_checkpoint(tmp_path, 1)
+  export_dir = export(tmp_path, "stsb", "--task=classifier", "--regression",
+                      "--checkpoint=%s" % prefix, "--vocab_file=%s" % VOCAB,
+                      "--bert_config_file=%s" % CONFIG_B,
+                      "--max_seq_length=32")
+  (answer,) = serve(export_dir, [request])
+  assert set(answer) == {"predictions"}
+  want = regression(_python_features(pairs))["predictions"].numpy()
+  np.testing.assert_allclose(answer["predictions"], want, atol=1e-5)
+
+  labels_file = tmp_path / "labels.txt"
+  labels_file.write_text("neg\nneu\npos\n")
+  three, prefix = _head_checkpoint(tmp_path, 3)
+  export_dir = export(tmp_path, "three", "--task=classifier",
+                      "--labels_file=%s" % labels_file,
+                      "--checkpoint=%s" % prefix, "--vocab_file=%s" % VOCAB,
+                      "--bert_config_file=%s" % CONFIG_B,
+                      "--max_seq_length=32")
+  (answer,) = serve(export_dir, [request])
+  want = three(_python_features(pairs))["probabilities"].numpy()
+  np.testing.assert_allclose(answer["probabilities"], want, atol=1e-5)
+  assert answer["label"] == [["neg", "neu", "pos"][i]
+                             for i in want.argmax(-1)]
