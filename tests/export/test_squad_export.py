@@ -11,7 +11,11 @@ import sys
 
 import pytest
 
+from bert_tf.tokenizers.tokenization import FullTokenizer
+from data_prep.squad import postprocess
+from data_prep.squad.example import read_squad_examples
 from data_prep.squad.example import split_context
+from data_prep.squad.features import convert_examples_to_features
 from tests.conftest import FIXTURES
 from tests.conftest import REPO
 from tests.export.standalone import export
@@ -64,28 +68,17 @@ def _v2_expected(output_dir):
       next(e["text"] for e in nbest[qid] if e["text"]) for qid in odds}
 
 
-@pytest.mark.parametrize("name, paragraphs, v2_args", [
-    ("small_v1_first_answer", 3, []),
-    ("small_v2", 2, ["--version_2_with_negative"]),
-])
-def test_answers_match_run_squad(tmp_path, name, paragraphs, v2_args):
-  predict_file, data = _slice(tmp_path, name, paragraphs)
-  output_dir = _run_squad(tmp_path, predict_file, *v2_args)
-  expected = json.loads((output_dir / "predictions.json").read_text())
-  if v2_args:
-    threshold, expected = _v2_expected(output_dir)
-    v2_args = v2_args + ["--null_score_diff_threshold=%r" % threshold]
-  export_dir = export(tmp_path, "squad_sm", "--task=squad",
-                      "--checkpoint=%s" % ckpt_prefix("ckpt_b"),
-                      *(SETTINGS + v2_args))
+def _served_answers(export_dir, data, v2):
+  """{question id: answer} from the SavedModel, in two requests of mixed
+  size (batching must not change any answer); checks the offsets."""
   questions = _questions(data)
-  # Two requests of mixed size: batching must not change any answer.
-  requests = [{"question": [q for _, q, _ in part],
-               "context": [c for _, _, c in part]}
-              for part in (questions[:7], questions[7:])]
-  answers = serve(export_dir, requests)
+  parts = (questions[:7], questions[7:])
+  answers = serve(export_dir, [{"question": [q for _, q, _ in part],
+                                "context": [c for _, _, c in part]}
+                               for part in parts])
   got = {}
-  for part, answer in zip((questions[:7], questions[7:]), answers):
+  for part, answer in zip(parts, answers):
+    assert ("null_score" in answer) == v2
     for i, (qid, _, context) in enumerate(part):
       text, start, end = (answer["answer"][i], answer["start_char"][i],
                           answer["end_char"][i])
@@ -95,8 +88,57 @@ def test_answers_match_run_squad(tmp_path, name, paragraphs, v2_args):
         assert " ".join(split_context(context[start:end])) == text, qid
       else:
         assert (start, end) == (-1, -1)
-      if v2_args:
-        assert "null_score" in answer
+  return got
+
+
+@pytest.fixture(scope="module")
+def v2_run(tmp_path_factory):
+  tmp_path = tmp_path_factory.mktemp("squad_v2")
+  predict_file, data = _slice(tmp_path, "small_v2", 2)
+  output_dir = _run_squad(tmp_path, predict_file,
+                          "--version_2_with_negative")
+  return predict_file, data, output_dir
+
+
+def test_v1_answers_match_run_squad(tmp_path):
+  predict_file, data = _slice(tmp_path, "small_v1_first_answer", 3)
+  output_dir = _run_squad(tmp_path, predict_file)
+  expected = json.loads((output_dir / "predictions.json").read_text())
+  export_dir = export(tmp_path, "squad_sm", "--task=squad",
+                      "--checkpoint=%s" % ckpt_prefix("ckpt_b"), *SETTINGS)
+  assert _served_answers(export_dir, data, False) == expected
+
+
+def test_v2_answers_match_run_squad(v2_run, tmp_path):
+  _, data, output_dir = v2_run
+  threshold, expected = _v2_expected(output_dir)
+  export_dir = export(tmp_path, "squad_sm", "--task=squad",
+                      "--checkpoint=%s" % ckpt_prefix("ckpt_b"),
+                      "--version_2_with_negative",
+                      "--null_score_diff_threshold=%r" % threshold, *SETTINGS)
+  got = _served_answers(export_dir, data, True)
   assert got == expected
-  if v2_args:
-    assert "" in got.values() and set(got.values()) != {""}
+  assert "" in got.values() and set(got.values()) != {""}
+
+
+def test_v2_single_best_matches_postprocess(v2_run, tmp_path):
+  """--n_best_size=1: the n-best can hold only the null answer (then no
+  non-null answer exists); expected from run_squad's logits re-scored by
+  data_prep's post-processing."""
+  predict_file, data, output_dir = v2_run
+  examples = read_squad_examples(str(predict_file), False, True)
+  features = []
+  convert_examples_to_features(
+      examples, FullTokenizer(str(ENCODER / "vocab_small.txt"), True), 64,
+      32, 16, False, features.append)
+  results = postprocess.read_raw_results(
+      str(output_dir / "raw_results.jsonl"))
+  scored = postprocess.compute_predictions(examples, features, results, 1,
+                                           30, True, True)
+  threshold = sorted(scored.null_odds.values())[len(examples) // 2]
+  postprocess.apply_threshold(scored, threshold)
+  export_dir = export(tmp_path, "squad_sm", "--task=squad",
+                      "--checkpoint=%s" % ckpt_prefix("ckpt_b"),
+                      "--version_2_with_negative", "--n_best_size=1",
+                      "--null_score_diff_threshold=%r" % threshold, *SETTINGS)
+  assert _served_answers(export_dir, data, True) == scored.predictions
