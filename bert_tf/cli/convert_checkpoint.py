@@ -27,7 +27,6 @@ from absl import logging
 from bert_tf.modeling import pretrained
 from bert_tf.checkpoints import checkpoint_io
 from bert_tf.checkpoints import hf_export
-from bert_tf.checkpoints import hf_import
 from bert_tf.modeling.bert_config import BertConfig
 from bert_tf.io_utils import InputError
 from bert_tf.io_utils import require_file

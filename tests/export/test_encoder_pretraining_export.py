@@ -3,8 +3,6 @@ Keras models run on the Python tokenizer's ids (tiny original checkpoint
 ckpt_a with every head)."""
 
 import numpy as np
-import pytest
-import tensorflow as tf
 
 from bert_tf.checkpoints import checkpoint_io
 from bert_tf.modeling.bert_config import BertConfig
