@@ -1,4 +1,4 @@
-r"""python -m bert_tf.export_saved_model: a trained model -> raw-text SavedModel.
+r"""python -m bert_tf.export_saved_model: trained model -> raw-text SavedModel.
 
     python -m bert_tf.export_saved_model \
       --task=classifier|squad|encoder|pretraining \
