@@ -3,7 +3,8 @@
 Everything `run_squad.py --do_predict` does for one question runs inside
 the graph: the context is split into words and word pieces, cut into
 doc-stride windows (the run's `max_seq_length`, `doc_stride`,
-`max_query_length`), every window goes through the model, and the best
+`max_query_length`), the windows go through the model
+(`windows_per_call` at a time, so memory stays bounded), and the best
 span among each window's `n_best_size` start and end positions (at most
 `max_answer_length` tokens, start in its max-context window) is mapped
 back to the context text like the original's `get_final_text`
@@ -53,11 +54,13 @@ class SquadExporter(Exporter):
              "(may answer nothing)."),
       Option("null_score_diff_threshold", 0.0, "squad v2: answer nothing "
              "when null score - best score exceeds this."),
+      Option("windows_per_call", 64, "squad: context windows the model "
+             "runs at once (bounds memory on long contexts)."),
   )
 
   def resolve_options(self, options):
     for name in ("doc_stride", "max_query_length", "max_answer_length",
-                 "n_best_size"):
+                 "n_best_size", "windows_per_call"):
       if options[name] < 1:
         raise InputError("--%s=%d: must be positive" % (name, options[name]))
     if options["max_query_length"] + 3 >= self.max_seq_length:
@@ -70,6 +73,27 @@ class SquadExporter(Exporter):
   def build_model(self, config):
     self._tokens = tf.constant(vocab_tokens(self.tokenizer.vocab_file))
     return SquadModel(config)
+
+  def _logits(self, features):
+    """Start/end logits of all windows, `windows_per_call` at a time, so a
+    request with long contexts needs the memory of one chunk, not all."""
+    chunk = self.options["windows_per_call"]
+    total = tf.shape(features["input_ids"])[0]
+    arrays = [tf.TensorArray(tf.float32, size=(total + chunk - 1) // chunk,
+                             infer_shape=False,
+                             element_shape=[None, self.max_seq_length])
+              for _ in range(2)]
+
+    def step(i, starts, ends):
+      part = {k: v[i * chunk:(i + 1) * chunk] for k, v in features.items()}
+      out = self.model(part, training=False)
+      return (i + 1, starts.write(i, out["start_logits"]),
+              ends.write(i, out["end_logits"]))
+
+    _, starts, ends = tf.while_loop(
+        lambda i, *_: i * chunk < total, step, [0] + arrays,
+        parallel_iterations=1)
+    return {"start_logits": starts.concat(), "end_logits": ends.concat()}
 
   def serve(self, question, context):
     opts = self.options
@@ -90,7 +114,7 @@ class SquadExporter(Exporter):
     window_query = tf.gather(query, example)
     features = self.tokenizer.pack([window_query, window_ids],
                                    self.max_seq_length)
-    logits = self.model(features, training=False)
+    logits = self._logits(features)
     doc_offsets = window_query.row_lengths() + 2  # after [CLS] q [SEP]
     max_overlap = math.ceil(self.max_seq_length / opts["doc_stride"]) + 1
     is_max, in_doc = squad_spans.max_context(
