@@ -106,7 +106,7 @@ def final_text(doc, first_token, last_token, vocab_tokens, do_lower_case):
   aligned = (found_at >= 0) & tf.equal(count_non_space(tok_chars),
                                        count_non_space(orig_chars))
   # Otherwise the original answers with all of orig_text.
-  orig_len = tf.strings.length(orig_text, unit="UTF8_CHAR", )
+  orig_len = tf.strings.length(orig_text, unit="UTF8_CHAR")
   first = tf.where(aligned, _nth_non_space(orig_chars, start_ns), 0)
   last = tf.where(aligned, _nth_non_space(orig_chars, end_ns),
                   tf.cast(orig_len, tf.int64) - 1)
