@@ -1,15 +1,19 @@
-"""Convert a TF1 or HuggingFace BERT checkpoint to the original TF1 layout.
+"""Convert BERT checkpoints: original TF1 or HuggingFace in, either out.
 
     python -m bert_tf.convert_checkpoint --input=uncased_L-12_H-768_A-12/bert_model.ckpt \\
         --input_format=tf1 --output_dir=out
     python -m bert_tf.convert_checkpoint --input=all-MiniLM-L6-v2 \\
         --input_format=hf --output_dir=out
+    python -m bert_tf.convert_checkpoint --input=out/bert_model.ckpt \\
+        --output_format=hf --output_dir=out_hf
 
-`output_dir` receives `bert_model.ckpt.{index,data-00000-of-00001}`, a
-`checkpoint` state file, `bert_config.json` and, when the input folder has
-one, `vocab.txt`. From TF1 the encoder and every original head are kept and
-Adam slots / `global_step` are dropped. Files are written to a temporary
-folder first and moved into `output_dir` at the end.
+With `--output_format=tf1` (default), `output_dir` receives
+`bert_model.ckpt.{index,data-00000-of-00001}`, a `checkpoint` state file,
+`bert_config.json`; with `--output_format=hf`, `model.safetensors` and
+`config.json` in HuggingFace BERT layout (`bert_tf.checkpoints.hf_export`);
+both get `vocab.txt` when the input folder has one. The encoder and every
+original head are kept; Adam slots / `global_step` are dropped. Files are
+written to a temporary folder first and moved into `output_dir` at the end.
 """
 
 import os
@@ -22,7 +26,7 @@ from absl import logging
 
 from bert_tf.modeling import pretrained
 from bert_tf.checkpoints import checkpoint_io
-from bert_tf.checkpoints import hf_import
+from bert_tf.checkpoints import hf_export
 from bert_tf.modeling.bert_config import BertConfig
 from bert_tf.io_utils import InputError
 from bert_tf.io_utils import require_file
@@ -36,7 +40,9 @@ def define_flags():
                       ".../bert_model.ckpt) or an HF model folder.")
   flags.DEFINE_enum("input_format", "tf1", ["tf1", "hf"],
                     "Format of --input.")
-  flags.DEFINE_string("output_dir", None, "Folder for the TF1 checkpoint.")
+  flags.DEFINE_enum("output_format", "tf1", ["tf1", "hf"],
+                    "Format written to --output_dir.")
+  flags.DEFINE_string("output_dir", None, "Folder for the converted model.")
   flags.DEFINE_string("bert_config_file", None,
                       "tf1 only: config of the checkpoint (default: "
                       "bert_config.json next to --input).")
@@ -67,18 +73,24 @@ def _load(input_path, input_format, bert_config_file):
           vocab if os.path.isfile(vocab) else None)
 
 
-def convert(input_path, input_format, output_dir, bert_config_file=None):
-  """Writes the converted checkpoint into `output_dir`; returns its prefix."""
+def convert(input_path, input_format, output_dir, bert_config_file=None,
+            output_format="tf1"):
+  """Writes the converted model into `output_dir`; returns the TF1 prefix
+  (tf1) or `output_dir` (hf)."""
   config, name_map, vocab = _load(input_path, input_format, bert_config_file)
   os.makedirs(output_dir, exist_ok=True)
   tmp_dir = tempfile.mkdtemp(prefix=".convert-", dir=output_dir)
   try:
-    checkpoint_io.save_tf1_checkpoint(os.path.join(tmp_dir, _CKPT_NAME),
-                                      name_map)
-    with open(os.path.join(tmp_dir, "bert_config.json"), "w") as f:
-      f.write(config.to_json_string())
-    if vocab:
-      shutil.copyfile(vocab, os.path.join(tmp_dir, "vocab.txt"))
+    if output_format == "hf":
+      hf_export.write_hf_model(
+          tmp_dir, config, {n: v.numpy() for n, v in name_map.items()}, vocab)
+    else:
+      checkpoint_io.save_tf1_checkpoint(os.path.join(tmp_dir, _CKPT_NAME),
+                                        name_map)
+      with open(os.path.join(tmp_dir, "bert_config.json"), "w") as f:
+        f.write(config.to_json_string())
+      if vocab:
+        shutil.copyfile(vocab, os.path.join(tmp_dir, "vocab.txt"))
     # The state file goes last: it is what readers look for.
     names = sorted(os.listdir(tmp_dir), key=lambda n: n == "checkpoint")
     for name in names:
@@ -86,6 +98,8 @@ def convert(input_path, input_format, output_dir, bert_config_file=None):
   finally:
     shutil.rmtree(tmp_dir, ignore_errors=True)
   logging.info("wrote %d variables to %s", len(name_map), output_dir)
+  if output_format == "hf":
+    return output_dir
   return os.path.join(output_dir, _CKPT_NAME)
 
 
@@ -96,7 +110,7 @@ def main(argv):
   if not FLAGS.output_dir:
     raise InputError("--output_dir is required")
   convert(FLAGS.input, FLAGS.input_format, FLAGS.output_dir,
-          FLAGS.bert_config_file)
+          FLAGS.bert_config_file, FLAGS.output_format)
 
 
 def run():

@@ -1,0 +1,123 @@
+r"""Export a trained model as a raw-text SavedModel (TF Serving, TF.js, ...).
+
+    python -m bert_tf.export_saved_model --task=classifier --task_name=mrpc \
+      --checkpoint=/tmp/mrpc_output --bert_config_file=bert_config.json \
+      --vocab_file=vocab.txt --max_seq_length=128 --export_dir=/tmp/mrpc_sm
+    python -m bert_tf.export_saved_model --task=squad \
+      --checkpoint=/tmp/squad_output --bert_config_file=bert_config.json \
+      --vocab_file=vocab.txt --max_seq_length=384 --doc_stride=128 \
+      --export_dir=/tmp/squad_sm
+
+`--checkpoint` is a run's `--output_dir` (its latest engine checkpoint), a
+`ckpt-N` prefix, or an original-format `bert_model.ckpt` prefix; every
+weight of the task model must be in it. `--bert_config_file` and
+`--vocab_file` default to the files next to the checkpoint. The serving
+signature (`serving_default`) takes string tensors [batch] and tokenizes
+in-graph (`bert_tf.tokenizers.tf_text_tokenizer`), so clients send raw text.
+The tasks and their options come from the `bert_tf.export` registry; the
+model's settings are in `<export_dir>/assets.extra/export_config.json`.
+"""
+
+import os
+
+from absl import app
+from absl import flags
+
+from bert_tf.checkpoints import checkpoint_io
+from bert_tf.cli import bert_flags
+from bert_tf.export import get_exporter
+from bert_tf.export import registered_exporters
+from bert_tf.io_utils import InputError
+from bert_tf.io_utils import require_file
+from bert_tf.io_utils import run_cli
+from bert_tf.modeling.bert_config import BertConfig
+from bert_tf.tokenizers import tokenization
+
+FLAGS = flags.FLAGS
+
+_DEFINE = {"bool": flags.DEFINE_bool, "integer": flags.DEFINE_integer,
+           "float": flags.DEFINE_float, "list": flags.DEFINE_list,
+           "string": flags.DEFINE_string}
+
+
+def define_flags():
+  """This command's flags, plus every registered task's options."""
+  exporters = registered_exporters()
+  flags.DEFINE_enum("task", None, sorted(exporters), "What to export.")
+  flags.DEFINE_string(
+      "checkpoint", None, "A run's --output_dir (latest checkpoint), a "
+      "ckpt-N prefix, or an original bert_model.ckpt prefix.")
+  flags.DEFINE_string("export_dir", None,
+                      "New folder for the SavedModel (must not exist).")
+  flags.DEFINE_string(
+      "bert_config_file", None, "The config json file of the model "
+      "(default: bert_config.json next to --checkpoint).")
+  bert_flags.define_tokenizer_flags()
+  flags.DEFINE_integer(
+      "max_seq_length", None, "The maximum total input sequence length "
+      "after WordPiece tokenization (default: 384 for squad, else 128).")
+  defined = set()
+  for name in sorted(exporters):
+    for option in exporters[name].OPTIONS:
+      if option.name not in defined:
+        defined.add(option.name)
+        _DEFINE[option.kind](option.name, option.default, option.help)
+
+
+def _beside_checkpoint(path, flag_name, file_name):
+  """The flag's value, or `file_name` in the checkpoint's folder."""
+  if path:
+    require_file(path, flag_name)
+    return path
+  checkpoint = FLAGS.checkpoint
+  folder = checkpoint if os.path.isdir(checkpoint) else os.path.dirname(
+      checkpoint)
+  candidate = os.path.join(folder, file_name)
+  if not os.path.isfile(candidate):
+    raise InputError("--%s is required (no %s next to --checkpoint)" %
+                     (flag_name, file_name))
+  return candidate
+
+
+def main(argv):
+  del argv
+  for name in ("task", "checkpoint", "export_dir"):
+    if not FLAGS[name].value:
+      raise InputError("--%s is required" % name)
+  if os.path.exists(FLAGS.export_dir):
+    raise InputError("--export_dir=%s already exists" % FLAGS.export_dir)
+  checkpoint_io.resolve_checkpoint(FLAGS.checkpoint)  # fails first
+  exporter_cls = get_exporter(FLAGS.task)
+  own = {o.name for o in exporter_cls.OPTIONS}
+  for cls in registered_exporters().values():
+    for option in cls.OPTIONS:
+      if option.name not in own and FLAGS[option.name].present:
+        raise InputError("--%s is not an option of --task=%s" %
+                         (option.name, FLAGS.task))
+  config = BertConfig.from_json_file(
+      _beside_checkpoint(FLAGS.bert_config_file, "bert_config_file",
+                         "bert_config.json"))
+  vocab_file = _beside_checkpoint(FLAGS.vocab_file, "vocab_file",
+                                  "vocab.txt")
+  try:
+    tokenization.validate_case_matches_checkpoint(FLAGS.do_lower_case,
+                                                  FLAGS.checkpoint)
+  except ValueError as e:
+    raise InputError(str(e).replace("\n", " ")) from e
+  options = {o.name: FLAGS[o.name].value for o in exporter_cls.OPTIONS}
+  exporter = exporter_cls(
+      config, vocab_file, FLAGS.do_lower_case,
+      FLAGS.max_seq_length or exporter_cls.DEFAULT_MAX_SEQ_LENGTH, options)
+  exporter.restore(FLAGS.checkpoint)
+  exporter.save(FLAGS.export_dir)
+  print("wrote %s SavedModel to %s" % (FLAGS.task, FLAGS.export_dir))
+
+
+def run():
+  """Console-script entry point."""
+  define_flags()
+  app.run(run_cli(main))
+
+
+if __name__ == "__main__":
+  run()

@@ -1,0 +1,159 @@
+r"""Batched raw-text prediction with an exported SavedModel.
+
+    python -m bert_tf.predict --export_dir=/tmp/mrpc_sm \
+      --input_file=pairs.jsonl --output_file=predictions.jsonl
+    python -m bert_tf.predict --export_dir=/tmp/squad_sm \
+      --input_file=questions.tsv --output_file=answers.jsonl --batch_size=8
+
+The input is JSON lines (one object a line) or a TSV file with a header row
+(`.tsv`); each record needs every input of the model's `serving_default`
+signature by name (`text_a` [, `text_b`] or `question`, `context`; see
+`saved_model_cli show`). The output has one JSON object a line, in input
+order: the record's other fields (e.g. an `id`) followed by the model's
+outputs. Only TensorFlow and tensorflow_text are needed, as in serving.
+"""
+
+import itertools
+import json
+
+from absl import app
+from absl import flags
+import tensorflow as tf
+import tensorflow_text  # pylint: disable=unused-import  (registers the ops)
+from tqdm import tqdm
+
+from bert_tf.io_utils import atomic_output
+from bert_tf.io_utils import InputError
+from bert_tf.io_utils import require_file
+from bert_tf.io_utils import run_cli
+
+FLAGS = flags.FLAGS
+
+
+def define_flags():
+  """This command's flags."""
+  flags.DEFINE_string("export_dir", None, "The SavedModel folder.")
+  flags.DEFINE_string("input_file", None, "JSON lines, or .tsv with a header.")
+  flags.DEFINE_string("output_file", None, "JSON lines out.")
+  flags.DEFINE_integer("batch_size", 32, "Records per model call.")
+  flags.DEFINE_bool("progress", True, "Show a progress bar.")
+
+
+def _lines(path):
+  """(line number, text) of a UTF-8 file; a bad line is an InputError."""
+  with open(path, "rb") as f:
+    for number, raw in enumerate(f, 1):
+      try:
+        yield number, raw.decode("utf-8-sig" if number == 1 else "utf-8")
+      except UnicodeDecodeError as e:
+        raise InputError("%s line %d: not UTF-8 (%s)" % (path, number,
+                                                         e)) from e
+
+
+def read_records(path):
+  """Yields (line number, dict) from a JSON-lines or header TSV file."""
+  lines = _lines(path)
+  if path.endswith(".tsv"):
+    first = next(lines, None)
+    if first is None:
+      raise InputError("%s: empty TSV file (a header row is needed)" % path)
+    header = first[1].rstrip("\r\n").split("\t")
+    for number, text in lines:
+      row = text.rstrip("\r\n").split("\t")
+      if len(row) != len(header):
+        raise InputError("%s line %d: %d columns, the header has %d" %
+                         (path, number, len(row), len(header)))
+      yield number, dict(zip(header, row))
+    return
+  for number, text in lines:
+    if not text.strip():
+      continue
+    try:
+      record = json.loads(text)
+    except ValueError as e:
+      raise InputError("%s line %d: not JSON (%s)" % (path, number, e)) from e
+    if not isinstance(record, dict):
+      raise InputError("%s line %d: not a JSON object" % (path, number))
+    yield number, record
+
+
+def _inputs(batch, names, path):
+  """Column tensors of a batch of (line, record)."""
+  columns = {}
+  for name in names:
+    values = []
+    for line, record in batch:
+      value = record.get(name)
+      if not isinstance(value, str):
+        raise InputError("%s line %d: field %r missing or not a string "
+                         "(the model takes %s)" %
+                         (path, line, name, ", ".join(names)))
+      values.append(value)
+    columns[name] = tf.constant(values, tf.string)
+  return columns
+
+
+def _plain(value):
+  if isinstance(value, list):
+    return [_plain(v) for v in value]
+  return value.decode("utf-8", "replace") if isinstance(value, bytes) else value
+
+
+def predict(export_dir, input_file, output_file, batch_size=32,
+            progress=True):
+  """Writes the model's outputs for every record; returns the count."""
+  try:
+    serving = tf.saved_model.load(export_dir).signatures["serving_default"]
+  except (OSError, KeyError, ValueError) as e:
+    raise InputError("--export_dir=%s: no SavedModel with a serving_default "
+                     "signature (%s)" % (export_dir, e)) from e
+  names = sorted(serving.structured_input_signature[1])
+  with open(input_file, "rb") as f:
+    total = sum(1 for line in f if line.strip())
+  if input_file.endswith(".tsv"):
+    total = max(total - 1, 0)
+  records = read_records(input_file)
+  count = 0
+  with atomic_output(output_file) as out, tqdm(
+      total=total, unit="rec", disable=not progress) as bar:
+    while True:
+      batch = list(itertools.islice(records, batch_size))
+      if not batch:
+        break
+      try:
+        outputs = serving(**_inputs(batch, names, input_file))
+      except tf.errors.InvalidArgumentError as e:
+        raise InputError("%s lines %d-%d: the model rejected the batch (%s)"
+                         % (input_file, batch[0][0], batch[-1][0],
+                            e.message.strip().splitlines()[0])) from e
+      outputs = {k: _plain(v.numpy().tolist()) for k, v in outputs.items()}
+      for i, (_, record) in enumerate(batch):
+        row = {k: v for k, v in record.items() if k not in names}
+        row.update((k, v[i]) for k, v in sorted(outputs.items()))
+        out.write(json.dumps(row, ensure_ascii=False) + "\n")
+      count += len(batch)
+      bar.update(len(batch))
+  return count
+
+
+def main(argv):
+  del argv
+  for name in ("export_dir", "output_file"):
+    if not FLAGS[name].value:
+      raise InputError("--%s is required" % name)
+  require_file(FLAGS.input_file, "input_file")
+  if FLAGS.batch_size < 1:
+    raise InputError("--batch_size=%d: must be positive" % FLAGS.batch_size)
+  count = predict(FLAGS.export_dir, FLAGS.input_file, FLAGS.output_file,
+                  FLAGS.batch_size, FLAGS.progress)
+  print("wrote %d predictions to %s" % (count, FLAGS.output_file))
+
+
+def run():
+  """Console-script entry point."""
+  define_flags()
+  app.run(run_cli(main))
+
+
+if __name__ == "__main__":
+  run()

@@ -1,0 +1,181 @@
+"""`Exporter`: a task model + in-graph tokenizer as a raw-text SavedModel.
+
+A subclass (one per task kind, see `bert_tf.export`) builds its model in
+`build_model`, lists its input names in `INPUTS` and maps raw string
+tensors [batch] to output tensors in `serve`. This base class restores the
+weights (engine checkpoint of a run, or original TF1 checkpoint), checks
+request batches, and writes the SavedModel with a `serving_default`
+signature plus `assets.extra/export_config.json` (task, options, source).
+
+Example:
+    exporter = ClassifierExporter(config, "vocab.txt", True, 128, options)
+    exporter.restore("/tmp/mrpc_output")   # or ".../bert_model.ckpt"
+    exporter.save("/tmp/serving/mrpc")
+"""
+
+import json
+import os
+import shutil
+import tempfile
+
+from absl import logging
+import tensorflow as tf
+
+from bert_tf.checkpoints import checkpoint_io
+from bert_tf.checkpoints import engine_checkpoint
+from bert_tf.io_utils import InputError
+from bert_tf.tokenizers import tokenization
+from bert_tf.tokenizers.tf_text_tokenizer import TfTextTokenizer
+
+# Object-based (Trainer) checkpoints hold this key; TF1 ones do not.
+_OBJECT_GRAPH_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
+METADATA_FILE = os.path.join("assets.extra", "export_config.json")
+
+
+class Option:
+  """A task option: becomes `--name` of the export CLI (type from default)."""
+
+  def __init__(self, name, default, help_text, kind=None):
+    self.name = name
+    self.default = default
+    self.help = help_text
+    self.kind = kind or {bool: "bool", int: "integer", float: "float",
+                         list: "list"}.get(type(default), "string")
+
+
+def vocab_tokens(vocab_file):
+  """The vocab's token of each id, as `FullTokenizer.inv_vocab` gives it."""
+  vocab = tokenization.load_vocab(vocab_file)
+  tokens = [""] * (max(vocab.values()) + 1)
+  for token, index in vocab.items():
+    tokens[index] = token
+  return tokens
+
+
+class Exporter:
+  """Raw text in, task outputs out; subclasses define the task."""
+
+  NAME = None  # set by @register_exporter
+  INPUTS = ("text_a",)
+  OPTIONS = ()
+  DEFAULT_MAX_SEQ_LENGTH = 128
+
+  def __init__(self, config, vocab_file, do_lower_case, max_seq_length,
+               options=None):
+    config.check_max_seq_length(max_seq_length)
+    if max_seq_length < 3:
+      raise InputError("--max_seq_length=%d: too short for [CLS] x [SEP]" %
+                       max_seq_length)
+    self.max_seq_length = max_seq_length
+    given = dict(options or {})
+    self.options = self.resolve_options(
+        {o.name: given.get(o.name, o.default) for o in self.OPTIONS})
+    self.tokenizer = TfTextTokenizer(vocab_file, do_lower_case)
+    self.model = self.build_model(config)
+    self._metadata = {"task": self.NAME, "max_seq_length": max_seq_length,
+                      "do_lower_case": bool(do_lower_case),
+                      "vocab_file": os.path.basename(vocab_file),
+                      "bert_config": config.to_dict()}
+
+  def resolve_options(self, options):
+    """Checks (InputError) and completes the task options; returns them."""
+    return options
+
+  def build_model(self, config):
+    raise NotImplementedError
+
+  def input_names(self):
+    """The signature's string inputs, each of shape [batch]."""
+    return self.INPUTS
+
+  def serve(self, **inputs):
+    """String tensors [batch] by name -> dict of output tensors."""
+    raise NotImplementedError
+
+  def tf1_variables(self):
+    """Variables that must come from the checkpoint, by original name."""
+    return self.model.tf1_variables()
+
+  def engine_object(self):
+    """What a Trainer checkpoint's `model` node restores into."""
+    return self.model
+
+  def restore(self, checkpoint):
+    """Loads every weight from a run's output_dir / `ckpt-N` (engine) or an
+    original-format prefix; a weight missing from it is an InputError."""
+    prefix = checkpoint_io.resolve_checkpoint(checkpoint)
+    reader = tf.train.load_checkpoint(prefix)
+    if reader.has_tensor(_OBJECT_GRAPH_KEY):
+      engine_checkpoint.restore_engine_checkpoint(self.engine_object(),
+                                                  prefix)
+    else:
+      report = checkpoint_io.init_from_checkpoint(prefix,
+                                                  self.tf1_variables())
+      if report.not_in_checkpoint:
+        raise InputError(
+            "%s: %d weights of the %s model are not in the checkpoint, e.g. "
+            "%s (a checkpoint of another task, or no fine-tuned head?)" %
+            (prefix, len(report.not_in_checkpoint), self.NAME,
+             report.not_in_checkpoint[0]))
+    self._metadata["checkpoint"] = prefix
+    logging.info("restored %s from %s", self.NAME, prefix)
+
+  def check_batch(self, tensors):
+    """The inputs, once they are known to share one batch size (nothing
+    computed from them runs before the check)."""
+    first = tensors[0]
+    checks = [tf.debugging.assert_equal(
+        tf.shape(first), tf.shape(other),
+        message="all inputs of a request need the same batch size")
+              for other in tensors[1:]]
+    with tf.control_dependencies(checks):
+      return [tf.identity(t) for t in tensors]
+
+  def encode(self, text_a, text_b=None):
+    """Packed model inputs for one text or a pair; an empty text_b row is a
+    single text, as in the original."""
+    if text_b is None:
+      segments = [self.tokenizer(text_a)]
+    else:
+      text_a, text_b = self.check_batch([text_a, text_b])
+      segments = [self.tokenizer(text_a), self.tokenizer(text_b)]
+    return self.tokenizer.pack(segments, self.max_seq_length)
+
+  def signature(self):
+    """The `serving_default` concrete function."""
+    names = self.input_names()
+    specs = [tf.TensorSpec([None], tf.string, name=n) for n in names]
+
+    @tf.function(input_signature=specs)
+    def serving_default(*args):
+      # Loaded signatures do not enforce the spec's shape, and a scalar
+      # would crash tokenizer kernels: check the rank at run time.
+      args = [tf.ensure_shape(a, [None], name=n + "_must_be_1d")
+              for a, n in zip(args, names)]
+      return self.serve(**dict(zip(names, args)))
+
+    return serving_default.get_concrete_function()
+
+  def save(self, export_dir):
+    """Writes the SavedModel; `export_dir` appears only when complete."""
+    if os.path.exists(export_dir):
+      raise InputError("--export_dir=%s already exists (a SavedModel is "
+                       "never overwritten)" % export_dir)
+    parent = os.path.dirname(os.path.abspath(export_dir))
+    os.makedirs(parent, exist_ok=True)
+    tmp_dir = tempfile.mkdtemp(prefix=".export-", dir=parent)
+    try:
+      root = tf.Module()  # what the SavedModel tracks: weights, vocab
+      root.model, root.tokenizer = self.model, self.tokenizer
+      tf.saved_model.save(root, tmp_dir,
+                          signatures={"serving_default": self.signature()})
+      os.makedirs(os.path.join(tmp_dir, "assets.extra"), exist_ok=True)
+      metadata = dict(self._metadata, options=self.options,
+                      inputs=list(self.input_names()))
+      with open(os.path.join(tmp_dir, METADATA_FILE), "w") as f:
+        f.write(json.dumps(metadata, indent=2, sort_keys=True) + "\n")
+      os.replace(tmp_dir, export_dir)
+    finally:
+      shutil.rmtree(tmp_dir, ignore_errors=True)
+    logging.info("wrote SavedModel %s", export_dir)
+    return export_dir

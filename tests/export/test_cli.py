@@ -1,0 +1,90 @@
+"""python -m bert_tf.export_saved_model: flag and checkpoint errors end in
+one `ERROR: ...` line naming the culprit, and nothing is written."""
+
+import json
+import os
+import subprocess
+import sys
+
+from tests.conftest import FIXTURES
+from tests.conftest import REPO
+from tests.modeling.test_common import ckpt_prefix
+
+# Runs the CLI's main() once per argv in one process (TF loads once).
+_DRIVER = r"""
+import contextlib, io, json, sys
+from absl import flags
+from bert_tf.cli import export_saved_model as cli
+from bert_tf.io_utils import run_cli
+cli.define_flags()
+out = []
+for argv in json.loads(sys.argv[1]):
+  flags.FLAGS.unparse_flags()
+  flags.FLAGS(["export_saved_model"] + argv)
+  err = io.StringIO()
+  code = 0
+  with contextlib.redirect_stderr(err):
+    try:
+      run_cli(cli.main)([])
+    except SystemExit as e:
+      code = e.code
+  out.append([code, err.getvalue()])
+print(json.dumps(out))
+"""
+
+VOCAB = "--vocab_file=%s" % (FIXTURES / "encoder" / "vocab_small.txt")
+CKPT_A = "--checkpoint=%s" % ckpt_prefix("ckpt_a")
+CKPT_B = "--checkpoint=%s" % ckpt_prefix("ckpt_b")
+SHORT = "--max_seq_length=32"
+
+
+def _run_mains(argvs):
+  env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
+  result = subprocess.run([sys.executable, "-c", _DRIVER, json.dumps(argvs)],
+                          cwd=REPO, env=env, capture_output=True, text=True,
+                          timeout=300, check=False)
+  assert result.returncode == 0, result.stderr[-3000:]
+  return json.loads(result.stdout.splitlines()[-1])
+
+
+def test_errors(tmp_path):
+  out = "--export_dir=%s" % (tmp_path / "sm")
+  existing = tmp_path / "exists"
+  existing.mkdir()
+  cases = [
+      ([CKPT_A, VOCAB, out], "--task is required"),
+      (["--task=classifier", "--labels=a,b", VOCAB, out],
+       "--checkpoint is required"),
+      (["--task=classifier", "--task_name=mrpc", "--labels=a,b", CKPT_A,
+        VOCAB, out, SHORT], "exactly one of --task_name, --labels"),
+      (["--task=classifier", "--task_name=nope", CKPT_A, VOCAB, out, SHORT],
+       "--task_name=nope: no label list known"),
+      (["--task=classifier", "--labels=a,a", CKPT_A, VOCAB, out, SHORT],
+       "two or more distinct labels"),
+      # ckpt_b has no classifier head: no random weights get exported.
+      (["--task=classifier", "--labels=a,b", CKPT_B, VOCAB, out, SHORT],
+       "weights of the classifier model are not in the checkpoint"),
+      # ckpt_a's head has 3 labels.
+      (["--task=classifier", "--labels=a,b", CKPT_A, VOCAB, out, SHORT],
+       "output_bias has shape [3] in the checkpoint but [2]"),
+      (["--task=squad", "--labels=a,b", CKPT_A, VOCAB, out, SHORT],
+       "--labels is not an option of --task=squad"),
+      (["--task=squad", CKPT_A, VOCAB, out],
+       "max_seq_length 384 is longer than the model's"),
+      (["--task=squad", "--max_seq_length=64", "--max_query_length=61",
+        CKPT_A, VOCAB, out], "leaves no room for the context"),
+      (["--task=encoder", "--checkpoint=%s" % tmp_path, VOCAB, out],
+       "directory has no TF checkpoint"),
+      (["--task=encoder", CKPT_A, "--export_dir=%s" % existing],
+       "already exists"),
+      (["--task=encoder", "--checkpoint=%s" % (tmp_path / "x.ckpt"), out],
+       "no TF checkpoint here"),
+      (["--task=encoder", CKPT_A, out], "--vocab_file is required"),
+  ]
+  results = _run_mains([argv for argv, _ in cases])
+  for (argv, message), (code, stderr) in zip(cases, results):
+    lines = [l for l in stderr.splitlines() if l.startswith("ERROR: ")]
+    assert code == 1 and len(lines) == 1, (argv, stderr[-1000:])
+    assert message in lines[0], (argv, lines[0])
+  assert not (tmp_path / "sm").exists()
+  assert not [p for p in tmp_path.iterdir() if p.name.startswith(".export")]
