@@ -35,6 +35,7 @@ no -DOCSTART- lines; `word predicted` for a file without tags) and, if the
 predict file has tags, test_results.txt (the same keys with test_).
 """
 
+import collections
 import os
 import random
 
@@ -97,15 +98,15 @@ script_runner.define_finetuning_flags(max_seq_length=128)
 for _module in (bert_flags, script_runner, engine_flags):
   flags.adopt_module_key_flags(_module)
 
-# split -> (do flag, file flag, data_dir names, TFRecord, batch-size flag,
-#           results prefix)
+_Split = collections.namedtuple(
+    "_Split", "do_flag file_flag names record batch_flag prefix")
 _SPLITS = {
-    "train": ("do_train", "train_file", ("train.txt",), "train.tf_record",
-              "train_batch_size", None),
-    "eval": ("do_eval", "eval_file", ("valid.txt", "dev.txt"),
-             "eval.tf_record", "eval_batch_size", "eval"),
-    "predict": ("do_predict", "predict_file", ("test.txt",),
-                "predict.tf_record", "predict_batch_size", "test"),
+    "train": _Split("do_train", "train_file", ("train.txt",),
+                    "train.tf_record", "train_batch_size", None),
+    "eval": _Split("do_eval", "eval_file", ("valid.txt", "dev.txt"),
+                   "eval.tf_record", "eval_batch_size", "eval"),
+    "predict": _Split("do_predict", "predict_file", ("test.txt",),
+                      "predict.tf_record", "predict_batch_size", "test"),
 }
 
 
@@ -130,18 +131,18 @@ def _check_flags():
 
 def _split_path(split, required):
   """The split's file: its --*_file flag, else the data_dir file."""
-  do_flag, file_flag, names = _SPLITS[split][:3]
-  if FLAGS[file_flag].value:
-    require_file(FLAGS[file_flag].value, file_flag)
-    return FLAGS[file_flag].value
+  spec = _SPLITS[split]
+  if FLAGS[spec.file_flag].value:
+    require_file(FLAGS[spec.file_flag].value, spec.file_flag)
+    return FLAGS[spec.file_flag].value
   if FLAGS.data_dir:
-    for name in names:
+    for name in spec.names:
       path = os.path.join(FLAGS.data_dir, name)
       if os.path.isfile(path):
         return path
   if required:
     raise InputError("--%s needs --%s or --data_dir with %s" %
-                     (do_flag, file_flag, " or ".join(names)))
+                     (spec.do_flag, spec.file_flag, " or ".join(spec.names)))
   return None
 
 
@@ -149,7 +150,7 @@ def _read_splits():
   """({split: Sentences} for the --do_* splits, label list), all checked."""
   read = lambda path: conll.read_conll(path, FLAGS.tag_scheme)
   sentences = {split: read(_split_path(split, True))
-               for split, spec in _SPLITS.items() if FLAGS[spec[0]].value}
+               for split, spec in _SPLITS.items() if FLAGS[spec.do_flag].value}
   if FLAGS.labels:
     labels = conll.parse_labels(FLAGS.labels)
   else:
@@ -168,12 +169,12 @@ def _read_splits():
       conll.check_tags(split_sentences, labels)
     elif split != "predict":
       raise InputError("%s: no tags; --%s needs a labelled file" %
-                       (split_sentences[0].path, _SPLITS[split][0]))
+                       (split_sentences[0].path, _SPLITS[split].do_flag))
   return sentences, labels
 
 
 def _write_records(split, windows):
-  path = os.path.join(FLAGS.output_dir, _SPLITS[split][3])
+  path = os.path.join(FLAGS.output_dir, _SPLITS[split].record)
   write_windows(path, windows, FLAGS.max_seq_length)
   return path
 
@@ -194,14 +195,14 @@ def _train(trainer, windows, num_train_steps):
 def _evaluate(trainer, split, sentences, windows, labels):
   """Tags `sentences`; writes the predictions (and results) files."""
   path = _write_records(split, windows)
-  batch_size = FLAGS[_SPLITS[split][4]].value
+  batch_size = FLAGS[_SPLITS[split].batch_flag].value
   dataset = input_pipeline.eval_dataset(
       [path], trainer.task.feature_spec(False), batch_size)
   rows = list(trainer.predict(dataset, batch_size,
                               feature_keys=("label_weights",)))
   tags = evaluation.word_tags(windows, [r["predictions"] for r in rows],
                               sentences, labels)
-  prefix = _SPLITS[split][5]
+  prefix = _SPLITS[split].prefix
   with atomic_output(os.path.join(FLAGS.output_dir,
                                   prefix + "_predictions.txt")) as f:
     f.writelines(evaluation.prediction_lines(sentences, tags))
@@ -227,7 +228,6 @@ def main(_):
   for split, split_windows in windows.items():
     logging.info("%s: %d sentences -> %d windows", split,
                  len(sentences[split]), len(split_windows))
-  tf.io.gfile.makedirs(FLAGS.output_dir)
 
   num_train_steps, num_warmup_steps = 0, 0
   if FLAGS.do_train:
@@ -238,10 +238,11 @@ def main(_):
                      FLAGS.feature_mode, FLAGS.lstm_units)
   trainer = script_runner.build_trainer(FLAGS, task, num_train_steps,
                                         num_warmup_steps)
+  tf.io.gfile.makedirs(FLAGS.output_dir)  # after the last flag check
   if FLAGS.do_train:
     _train(trainer, windows["train"], num_train_steps)
   for split in ("eval", "predict"):
-    if FLAGS[_SPLITS[split][0]].value:
+    if FLAGS[_SPLITS[split].do_flag].value:
       _evaluate(trainer, split, sentences[split], windows[split], labels)
 
 

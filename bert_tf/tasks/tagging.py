@@ -104,26 +104,30 @@ class TaggingModel(TaskModel):
     """`cls/token_classifier/output_weights` / `output_bias`."""
     return {"token_classifier": self.head}
 
-  def _frozen_features(self, features):
+  def combined_layers(self, features):
+    """A feature mode's combination of the frozen encoder's layers."""
     outputs = self.encode(features, training=False)  # frozen: no dropout
     layers = [outputs["embedding_output"]] + outputs["encoder_outputs"]
     chosen = [layers[i] for i in self.layer_indices]
     if self.feature_mode == "concat_last_four":
-      x = keras.ops.concatenate(chosen, axis=-1)
-    elif self.feature_mode.startswith("weighted_sum"):
-      x = self.scalar_mix(chosen)
-    else:
-      x = chosen[0]
+      return keras.ops.concatenate(chosen, axis=-1)
+    if self.feature_mode.startswith("weighted_sum"):
+      return self.scalar_mix(chosen)
+    return chosen[0]
+
+  def _bilstm_features(self, features):
+    x = self.combined_layers(features)
     mask = keras.ops.cast(features["input_mask"], "bool")
     for i in range(_BILSTM_LAYERS):
       x = getattr(self, "bilstm_%d" % i)(x, mask=mask)
-    return x
+    # A plain tensor (padding stays 0): the head takes no Keras mask.
+    return keras.ops.where(mask[..., None], x, 0.0)
 
   def call(self, features, training=False):
     if self.feature_mode == "fine_tune":
       x = self.encode(features, training)["sequence_output"]
     else:
-      x = self._frozen_features(features)
+      x = self._bilstm_features(features)
     logits = self.head(x, training=training)
     outputs = {"logits": logits,
                "predictions": tf.argmax(logits, axis=-1, output_type=tf.int32)}
