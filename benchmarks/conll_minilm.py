@@ -1,5 +1,5 @@
 r"""CoNLL-2003 NER with the real pretrained MiniLM, fine-tuned and
-feature-based (not CI; about 20 minutes per mode on 2 CPU cores).
+feature-based (not CI; about 10 minutes per mode on 2 idle CPU cores).
 
 Converts the HuggingFace all-MiniLM-L6-v2 folder to an original-format
 checkpoint with `bert_tf.convert_checkpoint`, then for each --modes entry
