@@ -59,6 +59,10 @@ def define_finetuning_flags(max_seq_length):
       "warmup_proportion", 0.1,
       "Proportion of training to perform linear learning rate warmup for. "
       "E.g., 0.1 = 10% of training.")
+  flags.DEFINE_integer(
+      "num_frozen_layers", 0,
+      "If > 0, the embeddings and the lowest N transformer layers are not "
+      "trained (no gradient, weights stay as loaded).")
 
 
 def check_do_flags(flag_values, *names):
@@ -119,6 +123,23 @@ def tf1_init_fn(init_checkpoint):
   return init_fn
 
 
+def freeze_lowest_layers(task, num_layers):
+  """Makes `task.build_model()` freeze the encoder's embeddings and lowest
+  `num_layers` layers (`--num_frozen_layers`) before the optimizer sees the
+  trainable variables."""
+  build_model = task.build_model
+
+  def build_frozen_model():
+    model = build_model()
+    try:
+      model.encoder.freeze_lowest_layers(num_layers)
+    except ValueError as e:
+      raise InputError("--num_frozen_layers=%d: %s" % (num_layers, e)) from e
+    return model
+
+  task.build_model = build_frozen_model
+
+
 def build_trainer(flag_values, task, num_train_steps=0,
                   num_warmup_steps=0):
   """Returns a `Trainer` set up from the flags.
@@ -126,8 +147,9 @@ def build_trainer(flag_values, task, num_train_steps=0,
   In order: seeds / op determinism / `--dtype` policy (before any model is
   built), the strategy (`--use_tpu`, TF_CONFIG, `--num_gpus`), the original
   optimizer (`--optimizer`, `--learning_rate`, warmup + linear decay over
-  `num_train_steps`), `--init_checkpoint` for fresh runs, and the
-  Trainer's loop/checkpoint flags. Checkpoints go to `--output_dir`.
+  `num_train_steps`), `--init_checkpoint` for fresh runs,
+  `--num_frozen_layers` (if defined) and the Trainer's loop/checkpoint
+  flags. Checkpoints go to `--output_dir`.
 
   Args:
     flag_values: parsed flags (absl FlagValues) with the engine flags plus
@@ -147,6 +169,8 @@ def build_trainer(flag_values, task, num_train_steps=0,
         flag_values.learning_rate, max(num_train_steps, 1), num_warmup_steps,
         optimizer_type=flag_values.optimizer)
 
+  if "num_frozen_layers" in flag_values:
+    freeze_lowest_layers(task, flag_values.num_frozen_layers)
   return Trainer(task, optimizer_fn, flag_values.output_dir, strategy,
                  init_checkpoint_fn=tf1_init_fn(flag_values.init_checkpoint),
                  **engine_flags.trainer_kwargs(flag_values))

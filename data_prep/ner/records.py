@@ -1,0 +1,35 @@
+"""Tagging windows -> TFRecord files (TF-free), the features `TaggingTask`
+parses: `input_ids`, `input_mask`, `segment_ids`, `label_ids` (int64) and
+`label_weights` (float32: 1 on the first piece of each word the window
+predicts), all zero-padded to max_seq_length.
+
+Example:
+    count = write_windows("out/train.tf_record", windows, 128)
+"""
+
+from bert_tf.records import example_bytes as teb
+from bert_tf.records.tfrecord_file import write_tfrecord_file
+
+
+def window_record(window, max_seq_length):
+  """The serialized tf.train.Example of one window (the only encoder of
+  the record layout)."""
+  length = len(window.input_ids)
+  padding = [0] * (max_seq_length - length)
+  # Mask and segment values are 0/1: their varints are the bytes themselves.
+  return teb.example_bytes([
+      teb.int64_entry("input_ids", teb.packed_int64(window.input_ids +
+                                                    padding)),
+      teb.int64_entry("input_mask", bytes([1] * length + padding)),
+      teb.int64_entry("segment_ids", bytes(max_seq_length)),
+      teb.int64_entry("label_ids", teb.packed_int64(window.label_ids +
+                                                    padding)),
+      teb.float_entry("label_weights", window.label_weights + padding),
+  ])
+
+
+def write_windows(path, windows, max_seq_length):
+  """Writes one record per window to `path` (atomically); -> count."""
+  write_tfrecord_file(path, [window_record(w, max_seq_length)
+                             for w in windows])
+  return len(windows)
