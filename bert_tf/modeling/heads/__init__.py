@@ -29,6 +29,7 @@ def registered_heads():
   # pylint: disable=g-import-not-at-top,unused-import
   from bert_tf.modeling.heads import classifier_head
   from bert_tf.modeling.heads import masked_lm_head
+  from bert_tf.modeling.heads import multiple_choice_head
   from bert_tf.modeling.heads import next_sentence_head
   from bert_tf.modeling.heads import squad_head
   from bert_tf.modeling.heads import token_classifier_head

@@ -1,0 +1,178 @@
+r"""BERT fine-tuning for multiple choice: SWAG and your own JSON-lines data.
+
+The BERT paper's SWAG setup on the Keras 3 engine, with run_classifier.py's
+flags and output files. Per choice the input is
+`[CLS] sent1 [SEP] sent2 + " " + ending_i [SEP]`; one learned vector scores
+each choice's pooled output and a softmax over the choices is trained with
+cross-entropy. Defaults are the paper's SWAG recipe: 3 epochs, lr 2e-5,
+batch 16, max_seq_length 128.
+
+    python run_multiple_choice.py --do_train --do_eval \
+      --data_dir=$SWAG_DIR --vocab_file=$BERT_DIR/vocab.txt \
+      --bert_config_file=$BERT_DIR/bert_config.json \
+      --init_checkpoint=$BERT_DIR/bert_model.ckpt --output_dir=/tmp/swag/
+
+--data_dir holds SWAG's train.csv / val.csv / test.csv as published
+(rowanz/swagaf), or train.jsonl / val.jsonl (or dev.jsonl) / test.jsonl in
+the generic format (data_prep/multiple_choice/examples.py). Writes
+train/eval/predict.tf_record, checkpoints, eval_results.txt (eval_accuracy,
+eval_loss, global_step, loss) and test_results.tsv (per test example, the
+choices' probabilities in ending order).
+"""
+
+import os
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+
+# pylint: disable=g-import-not-at-top,wrong-import-position
+from absl import app
+from absl import flags
+from absl import logging
+import tensorflow as tf
+
+from bert_tf.cli import bert_flags
+from bert_tf.cli import engine_flags
+from bert_tf.cli import script_runner
+from bert_tf.io_utils import atomic_output
+from bert_tf.io_utils import InputError
+from bert_tf.io_utils import require_file
+from bert_tf.io_utils import run_cli
+from bert_tf.modeling.bert_config import BertConfig
+from bert_tf.tasks import classifier_results
+from bert_tf.tasks.base import write_eval_results
+from bert_tf.tasks.multiple_choice import MultipleChoiceTask
+from bert_tf.tokenizers import tokenization
+from bert_tf.training import input_pipeline
+from data_prep.multiple_choice import examples as mc_examples
+from data_prep.multiple_choice.features import write_records
+
+FLAGS = flags.FLAGS
+
+flags.DEFINE_string(
+    "data_dir", None,
+    "The input data dir: SWAG's train.csv, val.csv, test.csv, or "
+    "train.jsonl, val.jsonl (or dev.jsonl), test.jsonl.")
+flags.DEFINE_bool("do_eval", False, "Whether to run eval on the dev set.")
+flags.DEFINE_bool(
+    "do_predict", False,
+    "Whether to run the model in inference mode on the test set.")
+flags.DEFINE_integer("eval_batch_size", 8, "Total batch size for eval.")
+flags.DEFINE_integer("predict_batch_size", 8, "Total batch size for predict.")
+script_runner.define_finetuning_flags(max_seq_length=128)
+# The paper's SWAG recipe (run_classifier's are batch 32, lr 5e-5).
+FLAGS.set_default("train_batch_size", 16)
+FLAGS.set_default("learning_rate", 2e-5)
+for _module in (bert_flags, script_runner, engine_flags):
+  flags.adopt_module_key_flags(_module)
+
+_REQUIRED = ("data_dir", "vocab_file", "bert_config_file", "output_dir")
+# split -> (do_* flag, TFRecord name, batch-size flag)
+_SPLITS = {
+    "train": ("do_train", "train.tf_record", "train_batch_size"),
+    "dev": ("do_eval", "eval.tf_record", "eval_batch_size"),
+    "test": ("do_predict", "predict.tf_record", "predict_batch_size"),
+}
+
+
+def _check_flags():
+  for name in _REQUIRED:
+    if not FLAGS[name].value:
+      raise InputError("--%s is required" % name)
+  script_runner.check_case(FLAGS.do_lower_case, FLAGS.init_checkpoint)
+  script_runner.check_do_flags(FLAGS, "do_train", "do_eval", "do_predict")
+  require_file(FLAGS.vocab_file, "vocab_file")
+  require_file(FLAGS.bert_config_file, "bert_config_file")
+
+
+def _read_splits():
+  """{split: examples} for the requested splits; one choice count."""
+  examples, first = {}, None
+  for split, (do_flag, _, _) in _SPLITS.items():
+    if not FLAGS[do_flag].value:
+      continue
+    path = mc_examples.split_file(FLAGS.data_dir, split)
+    examples[split] = mc_examples.read_examples(path, split)
+    count = len(examples[split][0].endings)
+    first = first or (path, count)
+    if count != first[1]:
+      raise InputError("%s: %d choices per example, but %s has %d; every "
+                       "split needs the same number" % ((path, count) + first))
+  return examples, first[1]
+
+
+class _Records:
+  """Writes a split's TFRecords and reads its predictions back."""
+
+  def __init__(self, examples, tokenizer, task):
+    self.examples = examples
+    self.tokenizer = tokenizer
+    self.task = task
+
+  def write(self, split):
+    """Featurizes `split` into output_dir; returns (path, batch size)."""
+    _, name, batch_flag = _SPLITS[split]
+    path = os.path.join(FLAGS.output_dir, name)
+    batch_size = FLAGS[batch_flag].value
+    # The original pads eval/predict sets to whole batches only on TPU.
+    pad = batch_size if FLAGS.use_tpu and split != "train" else None
+    count = write_records(self.examples[split], FLAGS.max_seq_length,
+                          self.tokenizer, path, pad_to_multiple_of=pad)
+    logging.info("***** %s: %d examples (%d + %d padding), batch size %d",
+                 split, count, len(self.examples[split]),
+                 count - len(self.examples[split]), batch_size)
+    return path, batch_size
+
+  def predict(self, trainer, split):
+    """Model outputs + labels for every record of `split`, in file order."""
+    path, batch_size = self.write(split)
+    dataset = input_pipeline.eval_dataset(
+        [path], self.task.feature_spec(False), batch_size)
+    rows = list(trainer.predict(dataset, batch_size,
+                                feature_keys=self.task.predict_keys))
+    return rows, batch_size
+
+
+def main(_):
+  _check_flags()
+  config = BertConfig.from_json_file(FLAGS.bert_config_file)
+  config.check_max_seq_length(FLAGS.max_seq_length)
+  # Every file is read now, so a bad row fails before any output.
+  examples, num_choices = _read_splits()
+  task = MultipleChoiceTask(config, num_choices, FLAGS.max_seq_length)
+  records = _Records(examples, tokenization.FullTokenizer(
+      FLAGS.vocab_file, FLAGS.do_lower_case), task)
+  tf.io.gfile.makedirs(FLAGS.output_dir)
+
+  num_train_steps, num_warmup_steps = 0, 0
+  if FLAGS.do_train:
+    num_train_steps, num_warmup_steps = script_runner.train_steps(
+        len(examples["train"]), FLAGS.train_batch_size,
+        FLAGS.num_train_epochs, FLAGS.warmup_proportion)
+  trainer = script_runner.build_trainer(FLAGS, task, num_train_steps,
+                                        num_warmup_steps)
+
+  if FLAGS.do_train:
+    path, _ = records.write("train")
+    logging.info("***** Running training: %d steps, %d warmup",
+                 num_train_steps, num_warmup_steps)
+    dataset_fn = input_pipeline.training_dataset_fn(
+        [path], task.feature_spec(True), FLAGS.train_batch_size)
+    trainer.train(dataset_fn, num_train_steps)
+
+  if FLAGS.do_eval:
+    rows, batch_size = records.predict(trainer, "dev")
+    write_eval_results(
+        os.path.join(FLAGS.output_dir, "eval_results.txt"),
+        classifier_results.eval_results(task.name, rows, batch_size, False,
+                                        trainer.global_step))
+
+  if FLAGS.do_predict:
+    rows, _ = records.predict(trainer, "test")
+    path = os.path.join(FLAGS.output_dir, "test_results.tsv")
+    with atomic_output(path) as writer:
+      writer.writelines(classifier_results.prediction_lines(rows))
+    logging.info("wrote %s", path)
+
+
+if __name__ == "__main__":
+  app.run(run_cli(main))
