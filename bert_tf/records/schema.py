@@ -1,8 +1,9 @@
 """TFRecord layouts: one list of fields both writes records and parses them.
 
 A `Schema` is a list of `Field`s: a name, INT64 or FLOAT32, and a length
-(None for a scalar, parsed with shape []). `encode` turns one record's values
-into `tf.train.Example` bytes without TensorFlow (`example_bytes`);
+(None for a scalar, parsed with shape []; a tuple for a matrix, written
+flat in row-major order, e.g. (choices, seq_length)). `encode` turns one
+record's values into `tf.train.Example` bytes without TensorFlow (`example_bytes`);
 `parse_spec` is the matching `tf.io.parse_single_example` spec, the only
 place TensorFlow is imported. The original tasks' schemas are in
 `bert_tf.records.task_schemas`.
@@ -20,6 +21,7 @@ Example:
 """
 
 import collections
+import math
 
 from bert_tf.records import example_bytes as eb
 from bert_tf.records.example_bytes import FLOAT32, INT64
@@ -28,7 +30,24 @@ __all__ = ["Field", "Schema", "INT64", "FLOAT32"]
 
 
 class Field(collections.namedtuple("Field", ["name", "dtype", "length"])):
-  """One feature: `length` None means a scalar."""
+  """One feature: `length` None means a scalar, a tuple a matrix."""
+
+  @property
+  def size(self):
+    """How many values a record holds."""
+    if self.length is None:
+      return 1
+    if isinstance(self.length, tuple):
+      return math.prod(self.length)
+    return self.length
+
+  @property
+  def shape(self):
+    if self.length is None:
+      return []
+    if isinstance(self.length, tuple):
+      return list(self.length)
+    return [self.length]
 
   def __new__(cls, name, dtype, length=None):
     if dtype not in (INT64, FLOAT32):
@@ -67,10 +86,11 @@ class Schema:
     joins disjoint parts (e.g. an id added in another process).
     """
     out = []
-    for name, dtype, length in self.fields:
+    for field in self.fields:
+      name, dtype, length = field
       if name in values:
         packed, count = _packed(dtype, length, values[name])
-        if count != (length or 1):
+        if count != field.size:
           raise ValueError("field %s: %d values, the schema says %s" %
                            (name, count, length or "a scalar"))
         out.append(eb.entry_header(name, dtype, len(packed)))
@@ -91,6 +111,5 @@ class Schema:
     fields in `omit` are left out (written but not read)."""
     import tensorflow as tf  # pylint: disable=g-import-not-at-top
     dtypes = {INT64: tf.int64, FLOAT32: tf.float32}
-    return {f.name: tf.io.FixedLenFeature(
-        [] if f.length is None else [f.length], dtypes[f.dtype])
+    return {f.name: tf.io.FixedLenFeature(f.shape, dtypes[f.dtype])
             for f in self.fields if f.name not in omit}

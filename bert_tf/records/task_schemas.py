@@ -13,6 +13,13 @@ Feature names, types and shapes are the original's:
                                 masked_lm_positions, masked_lm_ids,
                                 masked_lm_weights (float),
                                 next_sentence_labels ([1])
+New tasks, in the same conventions:
+  run_ner                       input_ids, input_mask, segment_ids,
+                                label_ids, label_weights (float: 1 on the
+                                first piece of each predicted word)
+  run_multiple_choice           input_ids, input_mask, segment_ids
+                                ([choices, seq_length] each), label_ids,
+                                is_real_example
 
 Example:
     schema = squad_schema(384, is_training=False)
@@ -53,3 +60,19 @@ def pretraining_schema(max_seq_length, max_predictions_per_seq):
       Field("masked_lm_ids", INT64, max_predictions_per_seq),
       Field("masked_lm_weights", FLOAT32, max_predictions_per_seq),
       Field("next_sentence_labels", INT64, 1)])
+
+
+def tagging_schema(max_seq_length):
+  """run_ner.py records: one tag per word piece, weighted where scored."""
+  return Schema(_sequences(max_seq_length) + [
+      Field("label_ids", INT64, max_seq_length),
+      Field("label_weights", FLOAT32, max_seq_length)])
+
+
+def multiple_choice_schema(num_choices, max_seq_length):
+  """run_multiple_choice.py records: every choice of an example."""
+  shape = (num_choices, max_seq_length)
+  return Schema([Field(name, INT64, shape) for name in
+                 ("input_ids", "input_mask", "segment_ids")] + [
+                     Field("label_ids", INT64),
+                     Field("is_real_example", INT64)])

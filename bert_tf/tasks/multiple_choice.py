@@ -18,20 +18,11 @@ For the `Trainer`: `Trainer(MultipleChoiceTask(config, 4, 128), ...)`.
 import tensorflow as tf
 
 from bert_tf.modeling.heads.multiple_choice_head import MultipleChoiceHead
+from bert_tf.records.task_schemas import multiple_choice_schema
 from bert_tf.tasks.base import ENCODER_INPUTS
 from bert_tf.tasks.base import Task
 from bert_tf.tasks.base import TaskModel
 from bert_tf.tasks.classification import batch_loss
-
-
-def feature_spec(num_choices, max_seq_length):
-  """The parse spec of data_prep/multiple_choice records: [C, S] inputs."""
-  def ints(shape):
-    return tf.io.FixedLenFeature(shape, tf.int64)
-
-  spec = {k: ints([num_choices, max_seq_length]) for k in ENCODER_INPUTS}
-  spec.update(label_ids=ints([]), is_real_example=ints([]))
-  return spec
 
 
 class MultipleChoiceModel(TaskModel):
@@ -80,4 +71,5 @@ class MultipleChoiceTask(Task):
 
   def feature_spec(self, is_training):
     del is_training  # Every split has labels (zeros on the test set).
-    return feature_spec(self.num_choices, self.max_seq_length)
+    return multiple_choice_schema(self.num_choices,
+                                  self.max_seq_length).parse_spec()

@@ -30,6 +30,7 @@ import tensorflow as tf
 
 from bert_tf.io_utils import InputError
 from bert_tf.modeling.heads.token_classifier_head import TokenClassifierHead
+from bert_tf.records.task_schemas import tagging_schema
 from bert_tf.tasks.base import Task
 from bert_tf.tasks.base import TaskModel
 
@@ -146,14 +147,6 @@ def tagging_loss(features, outputs):
                                tf.reduce_sum(weights))
 
 
-def tagging_features(seq_length):
-  """The parse spec of data_prep/ner/records.py's TFRecords."""
-  spec = {name: tf.io.FixedLenFeature([seq_length], tf.int64)
-          for name in ("input_ids", "input_mask", "segment_ids", "label_ids")}
-  spec["label_weights"] = tf.io.FixedLenFeature([seq_length], tf.float32)
-  return spec
-
-
 class TaggingTask(Task):
   """Per-token tagging (run_ner.py)."""
 
@@ -177,4 +170,4 @@ class TaggingTask(Task):
 
   def feature_spec(self, is_training):
     del is_training  # Every split has the same features.
-    return tagging_features(self.max_seq_length)
+    return tagging_schema(self.max_seq_length).parse_spec()

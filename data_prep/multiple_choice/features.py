@@ -8,7 +8,7 @@ One record holds all choices of an example, choice after choice:
     input_ids, input_mask, segment_ids  int64 [num_choices * max_seq_length]
     label_ids                           int64 (the right ending; 0 if unlabeled)
     is_real_example                     int64 (0: TPU batch padding)
-`bert_tf.tasks.multiple_choice.feature_spec` reads them back as
+`bert_tf.records.task_schemas.multiple_choice_schema` reads them back as
 [num_choices, max_seq_length].
 
 Example:
@@ -21,7 +21,7 @@ import collections
 import tqdm
 
 from bert_tf.io_utils import InputError
-from bert_tf.records import example_bytes as pb
+from bert_tf.records.task_schemas import multiple_choice_schema
 from bert_tf.records.tfrecord_file import write_tfrecord_file
 from data_prep.common.sequence_pairs import pack_tokens
 
@@ -58,14 +58,16 @@ def record_bytes(features):
   def flat(rows):
     return [value for row in rows for value in row]
 
+  schema = multiple_choice_schema(len(features.input_ids),
+                                  len(features.input_ids[0]))
   # Mask and segment values are 0/1: their varints are the bytes themselves.
-  return pb.example_bytes([
-      pb.int64_entry("input_ids", pb.packed_int64(flat(features.input_ids))),
-      pb.int64_entry("input_mask", bytes(flat(features.input_mask))),
-      pb.int64_entry("segment_ids", bytes(flat(features.segment_ids))),
-      pb.int64_entry("label_ids", pb.varint(features.label_id)),
-      pb.int64_entry("is_real_example", pb.varint(features.is_real_example)),
-  ])
+  return schema.encode({
+      "input_ids": flat(features.input_ids),
+      "input_mask": bytes(flat(features.input_mask)),
+      "segment_ids": bytes(flat(features.segment_ids)),
+      "label_ids": features.label_id,
+      "is_real_example": features.is_real_example,
+  })
 
 
 def write_records(examples, max_seq_length, tokenizer, output_file,

@@ -7,7 +7,7 @@ Example:
     count = write_windows("out/train.tf_record", windows, 128)
 """
 
-from bert_tf.records import example_bytes as teb
+from bert_tf.records.task_schemas import tagging_schema
 from bert_tf.records.tfrecord_file import write_tfrecord_file
 
 
@@ -17,15 +17,13 @@ def window_record(window, max_seq_length):
   length = len(window.input_ids)
   padding = [0] * (max_seq_length - length)
   # Mask and segment values are 0/1: their varints are the bytes themselves.
-  return teb.example_bytes([
-      teb.int64_entry("input_ids", teb.packed_int64(window.input_ids +
-                                                    padding)),
-      teb.int64_entry("input_mask", bytes([1] * length + padding)),
-      teb.int64_entry("segment_ids", bytes(max_seq_length)),
-      teb.int64_entry("label_ids", teb.packed_int64(window.label_ids +
-                                                    padding)),
-      teb.float_entry("label_weights", window.label_weights + padding),
-  ])
+  return tagging_schema(max_seq_length).encode({
+      "input_ids": window.input_ids + padding,
+      "input_mask": bytes([1] * length + padding),
+      "segment_ids": bytes(max_seq_length),
+      "label_ids": window.label_ids + padding,
+      "label_weights": window.label_weights + padding,
+  })
 
 
 def write_windows(path, windows, max_seq_length):

@@ -15,7 +15,7 @@ import pytest
 import tensorflow as tf
 
 from bert_tf.modeling.bert_config import BertConfig
-from bert_tf.tasks.multiple_choice import feature_spec
+from bert_tf.records.task_schemas import multiple_choice_schema
 from bert_tf.tasks.multiple_choice import MultipleChoiceModel
 from bert_tf.training import input_pipeline
 from tests.conftest import FIXTURES
@@ -85,7 +85,7 @@ def _probabilities(output_dir, record_file):
   tf.train.Checkpoint(model=model).read(
       str(output_dir / ("ckpt-%d" % NUM_STEPS))).expect_partial()
   batch = next(iter(input_pipeline.eval_dataset(
-      [str(output_dir / record_file)], feature_spec(4, 24), 100)))
+      [str(output_dir / record_file)], multiple_choice_schema(4, 24).parse_spec(), 100)))
   w = model.head.projection.output_weights.numpy()[0]
   b = model.head.projection.output_bias.numpy()[0]
   logits = np.stack([model.encoder(

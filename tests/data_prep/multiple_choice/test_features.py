@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from bert_tf.tasks.multiple_choice import feature_spec
+from bert_tf.records.task_schemas import multiple_choice_schema
 from bert_tf.tokenizers import tokenization
 from bert_tf.training import input_pipeline
 from data_prep.multiple_choice.examples import MultipleChoiceExample
@@ -69,7 +69,7 @@ def test_records_round_trip_with_padding(tmp_path, tokenizer):
   path = str(tmp_path / "train.tf_record")
   assert write_records([EXAMPLE], 16, tokenizer, path,
                        pad_to_multiple_of=3) == 3
-  batch = next(iter(input_pipeline.eval_dataset([path], feature_spec(2, 16),
+  batch = next(iter(input_pipeline.eval_dataset([path], multiple_choice_schema(2, 16).parse_spec(),
                                                 10)))
   features = convert_example(EXAMPLE, 16, tokenizer)
   for key in ("input_ids", "input_mask", "segment_ids"):
