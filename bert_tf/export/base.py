@@ -1,11 +1,14 @@
 """`Exporter`: a task model + in-graph tokenizer as a raw-text SavedModel.
 
 A subclass (one per task kind, see `bert_tf.export`) builds its model in
-`build_model`, lists its input names in `INPUTS` and maps raw string
-tensors [batch] to output tensors in `serve`. This base class restores the
-weights (engine checkpoint of a run, or original TF1 checkpoint), checks
-request batches, and writes the SavedModel with a `serving_default`
-signature plus `assets.extra/export_config.json` (task, options, source).
+`build_model`, lists its input names in `INPUTS` (string tensors [batch],
+or other shapes by `input_shapes`) and maps them to output tensors in
+`serve`; `signatures` may add signatures beside `serving_default`. This
+base class restores the weights (engine checkpoint of a run, or original
+TF1 checkpoint), checks request batches, runs many windows through the
+model in bounded chunks, and writes the SavedModel plus
+`assets.extra/export_config.json` (task, options, source, and which
+padded outputs a length output trims).
 
 Example:
     exporter = ClassifierExporter(config, "vocab.txt", True, 128, options)
@@ -43,6 +46,25 @@ class Option:
                          list: "list"}.get(type(default), "string")
 
 
+# Options more than one task kind takes (a flag is defined once).
+LABELS = Option("labels", None, "classifier/ner: the label list, in "
+                "label-id order (as the run's --labels).", kind="list")
+LABELS_FILE = Option("labels_file", None, "classifier/ner: file with one "
+                     "label a line, in label-id order (run_ner.py writes "
+                     "label_list.txt).")
+WINDOWS_PER_CALL = Option("windows_per_call", 64, "squad/ner: windows the "
+                          "model runs at once (bounds memory on long texts).")
+
+
+def read_labels_file(path):
+  """The labels of a one-label-a-line file (--labels_file)."""
+  try:
+    with open(path, encoding="utf-8") as f:
+      return [line.rstrip("\n") for line in f if line.strip()]
+  except (OSError, UnicodeDecodeError) as e:
+    raise InputError("--labels_file=%s: %s" % (path, e)) from e
+
+
 def vocab_tokens(vocab_file):
   """The vocab's token of each id, as `FullTokenizer.inv_vocab` gives it."""
   vocab = tokenization.load_vocab(vocab_file)
@@ -59,6 +81,9 @@ class Exporter:
   INPUTS = ("text_a",)
   OPTIONS = ()
   DEFAULT_MAX_SEQ_LENGTH = 128
+  # Padded output -> the output holding each row's real length (for
+  # clients such as bert_tf.predict, which trims them).
+  PADDED_OUTPUTS = {}
 
   def __init__(self, config, vocab_file, do_lower_case, max_seq_length,
                options=None):
@@ -87,6 +112,10 @@ class Exporter:
   def input_names(self):
     """The signature's string inputs, each of shape [batch]."""
     return self.INPUTS
+
+  def input_shapes(self):
+    """{input name: shape}; [batch] unless a task says otherwise."""
+    return {name: [None] for name in self.input_names()}
 
   def serve(self, **inputs):
     """String tensors [batch] by name -> dict of output tensors."""
@@ -141,20 +170,50 @@ class Exporter:
       segments = [self.tokenizer(text_a), self.tokenizer(text_b)]
     return self.tokenizer.pack(segments, self.max_seq_length)
 
-  def signature(self):
-    """The `serving_default` concrete function."""
-    names = self.input_names()
-    specs = [tf.TensorSpec([None], tf.string, name=n) for n in names]
+  def model_outputs(self, features, outputs):
+    """The model's `outputs` ({name: (dtype, shape after the batch)}) for
+    every row of `features`, `windows_per_call` rows at a time, so a
+    request of long texts needs the memory of one chunk, not all."""
+    chunk = self.options["windows_per_call"]
+    total = tf.shape(features["input_ids"])[0]
+    names = sorted(outputs)
+    arrays = [tf.TensorArray(outputs[n][0], size=(total + chunk - 1) // chunk,
+                             infer_shape=False,
+                             element_shape=[None] + list(outputs[n][1]))
+              for n in names]
+
+    def step(i, *arrays):
+      part = {k: v[i * chunk:(i + 1) * chunk] for k, v in features.items()}
+      out = self.model(part, training=False)
+      return (i + 1,) + tuple(a.write(i, out[n])
+                              for a, n in zip(arrays, names))
+
+    results = tf.while_loop(lambda i, *_: i * chunk < total, step,
+                            [0] + arrays, parallel_iterations=1)[1:]
+    return {n: a.concat() for n, a in zip(names, results)}
+
+  def signature(self, serve=None, shapes=None):
+    """A concrete function of `serve` (default: `self.serve`) over string
+    inputs of `shapes` (default: `input_shapes()`)."""
+    serve = serve or self.serve
+    shapes = shapes or self.input_shapes()
+    names = list(shapes)
+    specs = [tf.TensorSpec(shapes[n], tf.string, name=n) for n in names]
 
     @tf.function(input_signature=specs)
-    def serving_default(*args):
-      # Loaded signatures do not enforce the spec's shape, and a scalar
-      # would crash tokenizer kernels: check the rank at run time.
-      args = [tf.ensure_shape(a, [None], name=n + "_must_be_1d")
+    def serving_fn(*args):
+      # Loaded signatures do not enforce the spec's shape, and a wrong rank
+      # would crash tokenizer kernels: check it at run time.
+      args = [tf.ensure_shape(a, shapes[n], name="%s_must_be_%dd" %
+                              (n, len(shapes[n])))
               for a, n in zip(args, names)]
-      return self.serve(**dict(zip(names, args)))
+      return serve(**dict(zip(names, args)))
 
-    return serving_default.get_concrete_function()
+    return serving_fn.get_concrete_function()
+
+  def signatures(self):
+    """{signature name: concrete function}, `serving_default` first."""
+    return {"serving_default": self.signature()}
 
   def save(self, export_dir):
     """Writes the SavedModel; `export_dir` appears only when complete."""
@@ -168,10 +227,11 @@ class Exporter:
       root = tf.Module()  # what the SavedModel tracks: weights, vocab
       root.model, root.tokenizer = self.model, self.tokenizer
       tf.saved_model.save(root, tmp_dir,
-                          signatures={"serving_default": self.signature()})
+                          signatures=self.signatures())
       os.makedirs(os.path.join(tmp_dir, "assets.extra"), exist_ok=True)
       metadata = dict(self._metadata, options=self.options,
-                      inputs=list(self.input_names()))
+                      inputs=list(self.input_names()),
+                      padded_outputs=self.PADDED_OUTPUTS)
       with open(os.path.join(tmp_dir, METADATA_FILE), "w") as f:
         f.write(json.dumps(metadata, indent=2, sort_keys=True) + "\n")
       os.replace(tmp_dir, export_dir)

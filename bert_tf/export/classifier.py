@@ -23,6 +23,9 @@ import tensorflow as tf
 
 from bert_tf.export import register_exporter
 from bert_tf.export.base import Exporter
+from bert_tf.export.base import LABELS
+from bert_tf.export.base import LABELS_FILE
+from bert_tf.export.base import read_labels_file
 from bert_tf.export.base import Option
 from bert_tf.io_utils import InputError
 from bert_tf.tasks.classification import ClassifierModel
@@ -39,14 +42,6 @@ TASK_LABELS = {
 }
 
 
-def _read_labels_file(path):
-  try:
-    with open(path, encoding="utf-8") as f:
-      return [line.rstrip("\n") for line in f if line.strip()]
-  except (OSError, UnicodeDecodeError) as e:
-    raise InputError("--labels_file=%s: %s" % (path, e)) from e
-
-
 @register_exporter("classifier")
 class ClassifierExporter(Exporter):
   """`run_classifier.py`'s model over raw text."""
@@ -54,10 +49,8 @@ class ClassifierExporter(Exporter):
   OPTIONS = (
       Option("task_name", None, "classifier: a GLUE/XNLI task whose label "
              "list (and pair-ness) to use: %s." % ", ".join(TASK_LABELS)),
-      Option("labels", None, "classifier: the label list, in label-id "
-             "order (as run_classifier.py --labels).", kind="list"),
-      Option("labels_file", None, "classifier: file with one label a line, "
-             "in label-id order."),
+      LABELS,
+      LABELS_FILE,
       Option("regression", False, "classifier: a one-score regression "
              "model (like STS-B)."),
       Option("text_b", None, "classifier/encoder: the signature also takes "
@@ -81,7 +74,7 @@ class ClassifierExporter(Exporter):
                          (options["task_name"], ", ".join(TASK_LABELS)))
       labels, pairs = TASK_LABELS[name]
     elif options["labels_file"]:
-      labels = _read_labels_file(options["labels_file"])
+      labels = read_labels_file(options["labels_file"])
     if labels is not None:
       labels = list(labels)
       if len(labels) < 2 or len(set(labels)) != len(labels):

@@ -35,6 +35,7 @@ from bert_tf.export import squad_text
 from bert_tf.export.base import Exporter
 from bert_tf.export.base import Option
 from bert_tf.export.base import vocab_tokens
+from bert_tf.export.base import WINDOWS_PER_CALL
 from bert_tf.io_utils import InputError
 from bert_tf.tasks.squad import SquadModel
 
@@ -54,8 +55,7 @@ class SquadExporter(Exporter):
              "(may answer nothing)."),
       Option("null_score_diff_threshold", 0.0, "squad v2: answer nothing "
              "when null score - best score exceeds this."),
-      Option("windows_per_call", 64, "squad: context windows the model "
-             "runs at once (bounds memory on long contexts)."),
+      WINDOWS_PER_CALL,
   )
 
   def resolve_options(self, options):
@@ -73,27 +73,6 @@ class SquadExporter(Exporter):
   def build_model(self, config):
     self._tokens = tf.constant(vocab_tokens(self.tokenizer.vocab_file))
     return SquadModel(config)
-
-  def _logits(self, features):
-    """Start/end logits of all windows, `windows_per_call` at a time, so a
-    request with long contexts needs the memory of one chunk, not all."""
-    chunk = self.options["windows_per_call"]
-    total = tf.shape(features["input_ids"])[0]
-    arrays = [tf.TensorArray(tf.float32, size=(total + chunk - 1) // chunk,
-                             infer_shape=False,
-                             element_shape=[None, self.max_seq_length])
-              for _ in range(2)]
-
-    def step(i, starts, ends):
-      part = {k: v[i * chunk:(i + 1) * chunk] for k, v in features.items()}
-      out = self.model(part, training=False)
-      return (i + 1, starts.write(i, out["start_logits"]),
-              ends.write(i, out["end_logits"]))
-
-    _, starts, ends = tf.while_loop(
-        lambda i, *_: i * chunk < total, step, [0] + arrays,
-        parallel_iterations=1)
-    return {"start_logits": starts.concat(), "end_logits": ends.concat()}
 
   def serve(self, question, context):
     opts = self.options
@@ -114,7 +93,9 @@ class SquadExporter(Exporter):
     window_query = tf.gather(query, example)
     features = self.tokenizer.pack([window_query, window_ids],
                                    self.max_seq_length)
-    logits = self._logits(features)
+    logits = self.model_outputs(features, {
+        name: (tf.float32, [self.max_seq_length])
+        for name in ("start_logits", "end_logits")})
     doc_offsets = window_query.row_lengths() + 2  # after [CLS] q [SEP]
     max_overlap = math.ceil(self.max_seq_length / opts["doc_stride"]) + 1
     is_max, in_doc = squad_spans.max_context(

@@ -37,7 +37,8 @@ class MultipleChoiceModel(TaskModel):
     return {"multiple_choice": self.head}
 
   def call(self, features, training=False):
-    num_choices = features["input_ids"].shape[1]
+    # Static in records, dynamic in a serving signature.
+    num_choices = tf.shape(features["input_ids"])[1]
     choices = {k: tf.reshape(v, [-1, v.shape[-1]])
                for k, v in features.items() if k in ENCODER_INPUTS}
     pooled = self.encode(choices, training)["pooled_output"]
