@@ -29,6 +29,8 @@ weighted_sum_all freeze the encoder and train a two-layer BiLSTM
 Writes train/eval/predict.tf_record, checkpoints (re-running resumes),
 eval_results.txt (eval_precision, eval_recall, eval_f1 and per entity type
 eval_f1_PER ..., entity level as conlleval; eval_loss; global_step),
+label_list.txt (the labels in label-id order, one a line, for
+`python -m bert_tf.export_saved_model --task=ner --labels_file`),
 eval_predictions.txt and test_predictions.txt (`word gold predicted` per
 input word in input order, gold in IOB2, a blank line after each sentence,
 no -DOCSTART- lines; `word predicted` for a file without tags) and, if the
@@ -239,6 +241,8 @@ def main(_):
   trainer = script_runner.build_trainer(FLAGS, task, num_train_steps,
                                         num_warmup_steps)
   tf.io.gfile.makedirs(FLAGS.output_dir)  # after the last flag check
+  with atomic_output(os.path.join(FLAGS.output_dir, "label_list.txt")) as f:
+    f.writelines(label + "\n" for label in labels)
   if FLAGS.do_train:
     _train(trainer, windows["train"], num_train_steps)
   for split in ("eval", "predict"):

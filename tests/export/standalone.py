@@ -31,7 +31,7 @@ def plain(x):
     return [plain(v) for v in x]
   return x.decode("utf-8") if isinstance(x, bytes) else x
 model = tf.saved_model.load(sys.argv[1])
-serving = model.signatures["serving_default"]
+serving = model.signatures[sys.argv[2]]
 answers = []
 for request in json.load(sys.stdin):
   try:
@@ -50,13 +50,14 @@ def raw_bytes(data):
   return {"b64": base64.b64encode(data).decode("ascii")}
 
 
-def serve(export_dir, requests, timeout=300):
-  """Runs `requests` through `serving_default` in a fresh process."""
+def serve(export_dir, requests, timeout=300, signature="serving_default"):
+  """Runs `requests` through `signature` in a fresh process."""
   env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
   env["TF_CPP_MIN_LOG_LEVEL"] = "2"
   # -I: no script folder or user site on sys.path; cwd is not the repo.
   result = subprocess.run(
-      [sys.executable, "-I", "-c", _CHILD, os.path.abspath(export_dir)],
+      [sys.executable, "-I", "-c", _CHILD, os.path.abspath(export_dir),
+       signature],
       input=json.dumps(requests), capture_output=True, text=True,
       cwd=os.path.dirname(os.path.abspath(export_dir)), env=env,
       timeout=timeout, check=False)
