@@ -130,9 +130,9 @@ class NerExporter(Exporter):
                    tf.fill(tf.shape(words), ""), tf.where(real),
                    found.pop("tags").flat_values)}
     # Word indices -> the columns of `words` they came from.
-    outputs["entity_start"] = found["entity_start"].with_flat_values(
+    outputs["entity_start"] = found.pop("entity_start").with_flat_values(
         tf.gather(column, found.pop("first_word")))
-    outputs["entity_end"] = found["entity_end"].with_flat_values(
+    outputs["entity_end"] = found.pop("entity_end").with_flat_values(
         tf.gather(column, found.pop("last_word")) + 1)
     outputs.update(found)
     return _padded(outputs)

@@ -97,7 +97,8 @@ def test_tags_match_run_ner(ner_run):
 def test_tag_words_and_bad_requests(ner_run):
   export_dir, expected = ner_run
   words = [w for w, _ in expected[0]]
-  padded = [words + [""], [""] + words[:2] + ["", words[2]]]
+  second = [""] + words[:2] + ["", words[2]]
+  padded = [words + [""], second + [""] * (len(words) - 4)]
   answers = serve(export_dir, [
       {"text": [" ".join(words), "  \t ", "", LONG * 30]},
       {"text": [raw_bytes(b"Anna \xff\xfe met Mary")]},
@@ -121,7 +122,7 @@ def test_tag_words_and_bad_requests(ner_run):
   assert by_words["num_words"] == [len(words), 3]
   short = serve(export_dir, [{"text": [" ".join(words[:3])]}])[0]
   assert by_words["tags"][1] == [""] + short["tags"][0][:2] + [
-      ""] + short["tags"][0][2:3]
+      ""] + short["tags"][0][2:3] + [""] * (len(words) - 4)
   n = whole["num_entities"][0]
   for key in ("entity_type", "entity_start", "entity_end", "entity_text"):
     assert by_words[key][0][:n] == whole[key][0][:n]
