@@ -7,14 +7,20 @@ r"""Batched raw-text prediction with an exported SavedModel.
 
 The input is JSON lines (one object a line) or a TSV file with a header row
 (`.tsv`); each record needs every input of the model's `serving_default`
-signature by name (`text_a` [, `text_b`] or `question`, `context`; see
-`saved_model_cli show`). The output has one JSON object a line, in input
-order: the record's other fields (e.g. an `id`) followed by the model's
-outputs. Only TensorFlow and tensorflow_text are needed, as in serving.
+signature by name (`text_a` [, `text_b`]; `question`, `context`; `text`;
+`context`, `prefix`, `endings`; see `saved_model_cli show`). An input of
+shape [batch, n] (multiple choice `endings`) is a list of strings, in TSV a
+JSON list; the records of a batch need lists of one length. The output has
+one JSON object a line, in input order: the record's other fields (e.g. an
+`id`) followed by the model's outputs, padded outputs cut to the row's
+length (NER `tags` to `num_words`, `entity_*` to `num_entities`, as the
+export's assets.extra/export_config.json says). Only TensorFlow and
+tensorflow_text are needed, as in serving.
 """
 
 import itertools
 import json
+import os
 
 from absl import app
 from absl import flags
@@ -77,20 +83,52 @@ def read_records(path):
     yield number, record
 
 
-def _inputs(batch, names, path):
+def _value(record, name, rank, line, path, names):
+  """The record's input `name`: a string, or (rank 2) a list of them."""
+  value = record.get(name)
+  if rank == 2 and isinstance(value, str) and path.endswith(".tsv"):
+    try:
+      value = json.loads(value)
+    except ValueError:
+      pass
+  if rank == 2:
+    ok = (isinstance(value, list) and value and
+          all(isinstance(v, str) for v in value))
+  else:
+    ok = isinstance(value, str)
+  if not ok:
+    raise InputError("%s line %d: field %r missing or not %s (the model "
+                     "takes %s)" % (path, line, name, "a string" if rank == 1
+                                    else "a non-empty list of strings",
+                                    ", ".join(names)))
+  return value
+
+
+def _inputs(batch, ranks, path):
   """Column tensors of a batch of (line, record)."""
+  names = sorted(ranks)
   columns = {}
   for name in names:
-    values = []
-    for line, record in batch:
-      value = record.get(name)
-      if not isinstance(value, str):
-        raise InputError("%s line %d: field %r missing or not a string "
-                         "(the model takes %s)" %
-                         (path, line, name, ", ".join(names)))
-      values.append(value)
+    values = [_value(record, name, ranks[name], line, path, names)
+              for line, record in batch]
+    lengths = [len(v) for v in values]
+    if ranks[name] == 2 and len(set(lengths)) > 1:
+      i = next(i for i, n in enumerate(lengths) if n != lengths[0])
+      raise InputError("%s line %d: %d entries in %r, line %d has %d (the "
+                       "records of a batch need lists of one length; try "
+                       "--batch_size=1)" % (path, batch[i][0], lengths[i],
+                                            name, batch[0][0], lengths[0]))
     columns[name] = tf.constant(values, tf.string)
   return columns
+
+
+def _padded_outputs(export_dir):
+  """{padded output: its length output} from the export's metadata."""
+  path = os.path.join(export_dir, "assets.extra", "export_config.json")
+  if not os.path.isfile(path):
+    return {}
+  with open(path, encoding="utf-8") as f:
+    return json.load(f).get("padded_outputs", {})
 
 
 def _plain(value):
@@ -107,7 +145,9 @@ def predict(export_dir, input_file, output_file, batch_size=32,
   except (OSError, KeyError, ValueError) as e:
     raise InputError("--export_dir=%s: no SavedModel with a serving_default "
                      "signature (%s)" % (export_dir, e)) from e
-  names = sorted(serving.structured_input_signature[1])
+  ranks = {name: spec.shape.rank for name, spec in
+           serving.structured_input_signature[1].items()}
+  padded = _padded_outputs(export_dir)
   with open(input_file, "rb") as f:
     total = sum(1 for line in f if line.strip())
   if input_file.endswith(".tsv"):
@@ -121,15 +161,17 @@ def predict(export_dir, input_file, output_file, batch_size=32,
       if not batch:
         break
       try:
-        outputs = serving(**_inputs(batch, names, input_file))
+        outputs = serving(**_inputs(batch, ranks, input_file))
       except tf.errors.InvalidArgumentError as e:
         raise InputError("%s lines %d-%d: the model rejected the batch (%s)"
                          % (input_file, batch[0][0], batch[-1][0],
                             e.message.strip().splitlines()[0])) from e
       outputs = {k: _plain(v.numpy().tolist()) for k, v in outputs.items()}
       for i, (_, record) in enumerate(batch):
-        row = {k: v for k, v in record.items() if k not in names}
+        row = {k: v for k, v in record.items() if k not in ranks}
         row.update((k, v[i]) for k, v in sorted(outputs.items()))
+        for name, length in padded.items():
+          row[name] = row[name][:row[length]]
         out.write(json.dumps(row, ensure_ascii=False) + "\n")
       count += len(batch)
       bar.update(len(batch))
