@@ -1,7 +1,7 @@
 r"""python -m bert_tf.export_saved_model: trained model -> raw-text SavedModel.
 
     python -m bert_tf.export_saved_model \
-      --task=classifier|squad|encoder|pretraining \
+      --task=classifier|squad|ner|multiple_choice|encoder|pretraining \
       --checkpoint=<run output_dir or bert_model.ckpt> \
       --bert_config_file=... --vocab_file=... \
       [--task_name=mrpc | --labels=a,b,c] --export_dir=DIR

@@ -7,12 +7,17 @@ r"""Export a trained model as a raw-text SavedModel (TF Serving, TF.js, ...).
       --checkpoint=/tmp/squad_output --bert_config_file=bert_config.json \
       --vocab_file=vocab.txt --max_seq_length=384 --doc_stride=128 \
       --export_dir=/tmp/squad_sm
+    python -m bert_tf.export_saved_model --task=ner --checkpoint=/tmp/ner \
+      --labels_file=/tmp/ner/label_list.txt --max_seq_length=128 \
+      --bert_config_file=bert_config.json --vocab_file=vocab.txt \
+      --do_lower_case=False --export_dir=/tmp/ner_sm
 
 `--checkpoint` is a run's `--output_dir` (its latest engine checkpoint), a
 `ckpt-N` prefix, or an original-format `bert_model.ckpt` prefix; every
 weight of the task model must be in it. `--bert_config_file` and
 `--vocab_file` default to the files next to the checkpoint. The serving
-signature (`serving_default`) takes string tensors [batch] and tokenizes
+signature (`serving_default`) takes string tensors ([batch]; multiple
+choice `endings` [batch, choices]) and tokenizes
 in-graph (`bert_tf.tokenizers.tf_text_tokenizer`), so clients send raw text.
 The tasks and their options come from the `bert_tf.export` registry; the
 model's settings are in `<export_dir>/assets.extra/export_config.json`.
