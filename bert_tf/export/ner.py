@@ -19,9 +19,10 @@ Inside the graph each word is word-pieced on its own (at most
 max_seq_length - 2 pieces, [UNK] if nothing is left), and a sentence is cut
 into run_ner.py's overlapping windows (data_prep/ner/features.py), each
 word predicted from its first piece in its max-context window, so the tags
-equal test_predictions.txt of a run with the same max_seq_length. One text
-is one sentence: a run with --document_context filled its windows with
-neighbouring sentences, which a request does not have.
+equal test_predictions.txt of a run with the same max_seq_length. A row is
+one sentence; with `--document_context` the rows of a request are the
+sentences of one document, in order, and fill each other's windows as
+context, as run_ner.py --document_context does within a document.
 
 Example:
     python -m bert_tf.export_saved_model --task=ner \
@@ -71,6 +72,10 @@ class NerExporter(Exporter):
       Option("feature_mode", "fine_tune", "ner: the run's --feature_mode."),
       Option("lstm_units", 768, "ner: the run's --lstm_units (feature "
              "modes)."),
+      Option("document_context", False, "ner: the rows of a request are "
+             "the sentences of one document, in order, and fill each "
+             "other's windows as context (as run_ner.py "
+             "--document_context)."),
       WINDOWS_PER_CALL,
   )
   PADDED_OUTPUTS = {"words": "num_words", "tags": "num_words",
@@ -146,15 +151,24 @@ class NerExporter(Exporter):
     unk = tf.fill(tf.shape(empty), self._unk_id)
     pieces = tf.concat([pieces, tf.ragged.boolean_mask(unk, empty)], axis=1)
     counts = words.with_flat_values(tf.cast(pieces.row_lengths(), tf.int32))
+    flat_counts = counts.flat_values
+
+    def windows(first_last):
+      first, last = first_last[0], first_last[1]
+      if self.options["document_context"]:  # the batch is the document
+        return sentence_windows(flat_counts, capacity, first, last)
+      starts, ends, owner = sentence_windows(flat_counts[first:last],
+                                             capacity)
+      return starts + first, ends + first, owner
+
+    # Window starts and ends are flat word indices of the whole batch.
     starts, ends, owner = tf.map_fn(
-        lambda lengths: sentence_windows(lengths, capacity), counts,
+        windows, tf.cast(tf.stack([counts.row_starts(), counts.row_limits()],
+                                  1), tf.int32),
         fn_output_signature=(_WINDOW,) * 3)
-    # Everything global: words, pieces and windows of the whole batch.
-    sentence_at = tf.cast(tf.gather(counts.row_starts(),
-                                    starts.value_rowids()), tf.int32)
-    piece_at = tf.concat([[0], tf.cumsum(counts.flat_values)], 0)
-    window_start = tf.gather(piece_at, sentence_at + starts.flat_values)
-    window_end = tf.gather(piece_at, sentence_at + ends.flat_values)
+    piece_at = tf.concat([[0], tf.cumsum(flat_counts)], 0)
+    window_start = tf.gather(piece_at, starts.flat_values)
+    window_end = tf.gather(piece_at, ends.flat_values)
     window_ids = tf.gather(pieces.flat_values,
                            tf.ragged.range(window_start, window_end))
     features = self.tokenizer.pack([window_ids], self.max_seq_length)

@@ -1,7 +1,7 @@
 """In-graph NER windows and entity spans, as run_ner.py makes and reads them.
 
-`sentence_windows` restates `data_prep.ner.features` for one sentence with
-TF ops: core windows of at most `capacity` word pieces at word boundaries,
+`sentence_windows` restates `data_prep.ner.features` for one sentence (in
+a stream of context words: its document, or itself) with TF ops: core windows of at most `capacity` word pieces at word boundaries,
 each starting about half a window after the previous one; each grown by
 whole words alternately left and right while they fit; each word predicted
 in the window where it has the most context (min of the pieces left and
@@ -20,7 +20,7 @@ import tensorflow as tf
 def _core_windows(lengths, offsets, capacity):
   """[(start, end)) word ranges as `core_windows`, as two int32 vectors."""
   num_words = tf.size(lengths)
-  stride = max(1, capacity // 2)
+  stride = tf.maximum(1, capacity // 2)
   count_below = lambda limit: tf.reduce_sum(tf.cast(offsets < limit, tf.int32))
 
   def step(start, done, starts, ends):
@@ -63,9 +63,10 @@ def _extend(starts, ends, lengths, offsets, capacity):
   return starts, ends
 
 
-def _owners(starts, ends, offsets):
-  """The window each word is predicted in (max context, first on a tie)."""
-  words = tf.range(tf.size(offsets) - 1)[:, None]
+def _owners(starts, ends, offsets, first, last):
+  """The window each word of [first, last) is predicted in (max context,
+  first on a tie)."""
+  words = tf.range(first, last)[:, None]
   start, end = starts[None, :], ends[None, :]
   left = tf.gather(offsets, words) - tf.gather(offsets, start)
   right = tf.gather(offsets, end) - tf.gather(offsets, words + 1)
@@ -79,14 +80,19 @@ def _owners(starts, ends, offsets):
   return tf.reduce_min(tf.where(best & inside, index, tf.int32.max), axis=1)
 
 
-def sentence_windows(lengths, capacity):
-  """Windows of one sentence from its words' piece counts (int32 [n], each
-  1..capacity): window starts and ends (word indices, end exclusive) and
-  the window of each word; no windows for no words."""
+def sentence_windows(lengths, capacity, first=0, last=None):
+  """Windows of the sentence of words [first, last) (default: all) in a
+  stream of words with these piece counts (int32 [n], each 1..capacity; the
+  other words are context): window starts and ends (stream word indices,
+  end exclusive) and the window of each of its words; none for no words."""
+  last = tf.size(lengths) if last is None else last
   offsets = tf.concat([[0], tf.cumsum(lengths)], 0)
-  starts, ends = _core_windows(lengths, offsets, capacity)
-  starts, ends = _extend(starts, ends, lengths, offsets, capacity)
-  return starts, ends, _owners(starts, ends, offsets)
+  starts, ends = _core_windows(lengths[first:last],
+                               offsets[first:last + 1] - offsets[first],
+                               capacity)
+  starts, ends = _extend(starts + first, ends + first, lengths, offsets,
+                         capacity)
+  return starts, ends, _owners(starts, ends, offsets, first, last)
 
 
 def entities(tags):

@@ -1,10 +1,12 @@
 """NER SavedModel vs run_ner.py: loaded in a process without bert_tf, the
 exported model tags the predict file's sentences exactly as
 test_predictions.txt (short windows, so sentences span several); entity
-spans are seqeval's chunks of those tags; `tag_words` agrees with `text`;
-bad requests give defined results or errors."""
+spans are seqeval's chunks of those tags; with --document_context the rows
+of a request are one document, as the run's; `tag_words` agrees with
+`text`; bad requests give defined results or errors."""
 
 import os
+import shutil
 import subprocess
 import sys
 
@@ -42,39 +44,49 @@ def _predict_file(tmp_path):
   return path
 
 
-@pytest.fixture(scope="module")
-def ner_run(tmp_path_factory):
-  """A run_ner.py run (train + predict) on ckpt_a, and its export."""
-  tmp_path = tmp_path_factory.mktemp("ner_run")
-  output_dir = tmp_path / "output"
-  predict_file = _predict_file(tmp_path)
+def _run_ner(output_dir, predict_file, *args):
   env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
   result = subprocess.run(
       [sys.executable, "run_ner.py", "--data_dir=%s" % NER,
        "--predict_file=%s" % predict_file, "--output_dir=%s" % output_dir,
        "--vocab_file=%s" % VOCAB, "--bert_config_file=%s" % CONFIG_A,
        "--init_checkpoint=%s" % ckpt_prefix("ckpt_a"),
-       "--max_seq_length=%d" % MAX_SEQ_LENGTH, "--do_train", "--do_predict",
-       "--train_batch_size=4", "--num_train_epochs=10",
-       "--learning_rate=1e-3", "--save_checkpoints_steps=0", "--noprogress"],
+       "--max_seq_length=%d" % MAX_SEQ_LENGTH, "--do_predict",
+       "--noprogress"] + list(args),
       cwd=REPO, env=env, capture_output=True, text=True, timeout=300,
       check=False)
   assert result.returncode == 0, result.stderr[-3000:]
-  export_dir = export(tmp_path, "ner_sm", "--task=ner",
-                      "--checkpoint=%s" % output_dir,
-                      "--labels_file=%s" % (output_dir / "label_list.txt"),
-                      "--bert_config_file=%s" % CONFIG_A,
-                      "--vocab_file=%s" % VOCAB,
-                      "--max_seq_length=%d" % MAX_SEQ_LENGTH,
-                      "--windows_per_call=3")
   blocks = (output_dir / "test_predictions.txt").read_text().split("\n\n")
-  expected = [[line.split(" ") for line in block.splitlines()]
-              for block in blocks if block.strip()]
-  return export_dir, expected
+  return [[line.split(" ") for line in block.splitlines()]
+          for block in blocks if block.strip()]
+
+
+@pytest.fixture(scope="module")
+def ner_run(tmp_path_factory):
+  """A run_ner.py run (train + predict) on ckpt_a; the same checkpoint's
+  predictions with --document_context (the predict file is one
+  document); both exports."""
+  tmp_path = tmp_path_factory.mktemp("ner_run")
+  output_dir, document_dir = tmp_path / "output", tmp_path / "document"
+  predict_file = _predict_file(tmp_path)
+  expected = _run_ner(output_dir, predict_file, "--do_train",
+                      "--deterministic", "--train_batch_size=4",
+                      "--num_train_epochs=30", "--learning_rate=1e-3",
+                      "--save_checkpoints_steps=0")
+  shutil.copytree(output_dir, document_dir)
+  in_document = _run_ner(document_dir, predict_file, "--document_context")
+  args = ["--task=ner", "--checkpoint=%s" % output_dir,
+          "--labels_file=%s" % (output_dir / "label_list.txt"),
+          "--bert_config_file=%s" % CONFIG_A, "--vocab_file=%s" % VOCAB,
+          "--max_seq_length=%d" % MAX_SEQ_LENGTH, "--windows_per_call=3"]
+  return {"sm": export(tmp_path, "ner_sm", *args), "expected": expected,
+          "document_sm": export(tmp_path, "document_sm", *args,
+                                "--document_context"),
+          "in_document": in_document}
 
 
 def test_tags_match_run_ner(ner_run):
-  export_dir, expected = ner_run
+  export_dir, expected = ner_run["sm"], ner_run["expected"]
   texts = [" ".join(w for w, _ in rows) for rows in expected]
   want = [[t for _, t in rows] for rows in expected]
   # Nonsense tags would pass too: the run must have learned several.
@@ -94,8 +106,18 @@ def test_tags_match_run_ner(ner_run):
                         for kind, start, end in get_entities(tags)]
 
 
+def test_document_context_matches_run_ner(ner_run):
+  expected = ner_run["in_document"]
+  texts = [" ".join(w for w, _ in rows) for rows in expected]
+  (answer,) = serve(ner_run["document_sm"], [{"text": texts}])
+  tags = [row[:n] for row, n in zip(answer["tags"], answer["num_words"])]
+  assert tags == [[t for _, t in rows] for rows in expected]
+  # The context changed some tags, so it was used.
+  assert tags != [[t for _, t in rows] for rows in ner_run["expected"]]
+
+
 def test_tag_words_and_bad_requests(ner_run):
-  export_dir, expected = ner_run
+  export_dir, expected = ner_run["sm"], ner_run["expected"]
   words = [w for w, _ in expected[0]]
   second = [""] + words[:2] + ["", words[2]]
   padded = [words + [""], second + [""] * (len(words) - 4)]
