@@ -65,19 +65,23 @@ def _extend(starts, ends, lengths, offsets, capacity):
 
 def _owners(starts, ends, offsets, first, last):
   """The window each word of [first, last) is predicted in (max context,
-  first on a tie)."""
-  words = tf.range(first, last)[:, None]
-  start, end = starts[None, :], ends[None, :]
-  left = tf.gather(offsets, words) - tf.gather(offsets, start)
-  right = tf.gather(offsets, end) - tf.gather(offsets, words + 1)
+  first on a tie); scored per (window, word) pair, so memory grows with
+  the windows' words, not words x windows."""
+  pairs = tf.ragged.range(tf.maximum(starts, first), tf.minimum(ends, last))
+  window = tf.cast(pairs.value_rowids(), tf.int32)
+  word = pairs.flat_values
+  start = tf.gather(offsets, tf.gather(starts, window))
+  end = tf.gather(offsets, tf.gather(ends, window))
+  left = tf.gather(offsets, word) - start
+  right = end - tf.gather(offsets, word + 1)
   # float64 like Python's `min(left, right) + 0.01 * pieces`.
-  score = tf.cast(tf.minimum(left, right), tf.float64) + 0.01 * tf.cast(
-      tf.gather(offsets, end) - tf.gather(offsets, start), tf.float64)
-  inside = (start <= words) & (words < end)
-  score = tf.where(inside, score, -1.0)
-  best = score >= tf.reduce_max(score, axis=1, keepdims=True)
-  index = tf.range(tf.size(starts))[None, :]
-  return tf.reduce_min(tf.where(best & inside, index, tf.int32.max), axis=1)
+  score = (tf.cast(tf.minimum(left, right), tf.float64) +
+           0.01 * tf.cast(end - start, tf.float64))
+  sentence_word, num_words = word - first, last - first
+  best = tf.math.unsorted_segment_max(score, sentence_word, num_words)
+  return tf.math.unsorted_segment_min(
+      tf.where(score >= tf.gather(best, sentence_word), window,
+               tf.int32.max), sentence_word, num_words)
 
 
 def sentence_windows(lengths, capacity, first=0, last=None):

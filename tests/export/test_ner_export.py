@@ -30,6 +30,7 @@ MAX_SEQ_LENGTH = 12
 LONG = ("Anna Jones of the United Nations met officials of the World Bank in "
         "Paris and Berlin while French banks rose ; unbelievably "
         "internationalization continued .")
+HUGE = " ".join([LONG] * 700)  # ~100 kB, one sentence
 
 
 def _predict_file(tmp_path):
@@ -122,16 +123,20 @@ def test_tag_words_and_bad_requests(ner_run):
   second = [""] + words[:2] + ["", words[2]]
   padded = [words + [""], second + [""] * (len(words) - 4)]
   answers = serve(export_dir, [
-      {"text": [" ".join(words), "  \t ", "", LONG * 30]},
+      {"text": [" ".join(words), "  \t ", "", HUGE]},
       {"text": [raw_bytes(b"Anna \xff\xfe met Mary")]},
       {"text": ["Anna met Mary"]},
       {"text": [["a", "b"]]},
       {"text": []},
+      {"text": [" ".join(words[:3])]},
   ])
-  whole, bad, clean, wrong, empty = answers
-  assert whole["num_words"] == [len(words), 0, 0, len((LONG * 30).split())]
+  whole, bad, clean, wrong, empty, short = answers
+  assert whole["num_words"] == [len(words), 0, 0, len((HUGE).split())]
   assert whole["tags"][1] == whole["tags"][2] == [""] * len(whole["tags"][1])
   assert whole["num_entities"][1:3] == [0, 0]
+  assert HUGE.split() == whole["words"][3]
+  labels = conll.label_list(conll.read_conll(str(NER / "train.txt")))
+  assert set(whole["tags"][3]) <= set(labels)  # every word tagged
   assert bad == clean  # bytes that are not UTF-8 are dropped
   assert "error" in wrong
   assert empty["num_words"] == [] and empty["tags"] == []
@@ -142,7 +147,6 @@ def test_tag_words_and_bad_requests(ner_run):
   tags = whole["tags"][0][:len(words)]
   assert by_words["tags"][0] == tags + [""]
   assert by_words["num_words"] == [len(words), 3]
-  short = serve(export_dir, [{"text": [" ".join(words[:3])]}])[0]
   assert by_words["tags"][1] == [""] + short["tags"][0][:2] + [
       ""] + short["tags"][0][2:3] + [""] * (len(words) - 4)
   n = whole["num_entities"][0]
