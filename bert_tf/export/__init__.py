@@ -4,8 +4,7 @@ An exporter module in this package defines a subclass of
 `bert_tf.export.base.Exporter` decorated with `@register_exporter("name")`;
 `python -m bert_tf.export_saved_model --task=name` then offers it, with its
 `OPTIONS` as flags. Every module of the package is imported to find them,
-so a new task kind (NER, multiple choice) is one new module and nothing
-else.
+so a new task kind is one new module and nothing else.
 
 Example:
     exporter_cls = get_exporter("classifier")

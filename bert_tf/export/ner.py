@@ -32,7 +32,7 @@ Example:
 """
 
 import tensorflow as tf
-import tensorflow_text as text
+import tensorflow_text as tf_text
 
 from bert_tf.export import register_exporter
 from bert_tf.export.base import Exporter
@@ -115,13 +115,10 @@ class NerExporter(Exporter):
   def serve(self, text):
     text = tf.strings.unicode_transcode(text, "UTF-8", "UTF-8",
                                         errors="ignore")
-    words = tf_text_split(text)
+    words = tf_text.regex_split(text, _PY_SPACE, "")
     found = self._tag(words)
     del found["first_word"], found["last_word"]
-    outputs = {"words": words.to_tensor(""),
-               "tags": found.pop("tags").to_tensor("")}
-    outputs.update(found)
-    return _padded(outputs)
+    return _padded(dict(found, words=words))
 
   def serve_words(self, words):
     words = tf.strings.unicode_transcode(words, "UTF-8", "UTF-8",
@@ -197,7 +194,3 @@ class NerExporter(Exporter):
             "num_entities": tf.cast(kind.row_lengths(), tf.int32),
             "first_word": first_word, "last_word": last_word}
 
-
-def tf_text_split(texts):
-  """Words of each text as `str.split()` gives them, ragged [B, None]."""
-  return text.regex_split(texts, _PY_SPACE, "")

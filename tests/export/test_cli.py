@@ -80,6 +80,20 @@ def test_errors(tmp_path):
       (["--task=encoder", "--checkpoint=%s" % (tmp_path / "x.ckpt"), out],
        "no TF checkpoint here"),
       (["--task=encoder", CKPT_A, out], "--vocab_file is required"),
+      (["--task=ner", CKPT_A, VOCAB, out, SHORT],
+       "needs one of --labels and --labels_file"),
+      (["--task=ner", "--labels=O,PER", CKPT_A, VOCAB, out, SHORT],
+       "labels O,PER: need distinct IOB2 tags"),
+      (["--task=ner", "--labels=O,B-X,I-X", "--lstm_units=0", CKPT_A, VOCAB,
+        out, SHORT], "--lstm_units=0: must be positive"),
+      (["--task=ner", "--labels_file=%s" % (tmp_path / "none.txt"), CKPT_A,
+        VOCAB, out, SHORT], "--labels_file=%s" % (tmp_path / "none.txt")),
+      (["--task=ner", "--labels=O,B-X,I-X", CKPT_A, VOCAB, out, SHORT],
+       "weights of the ner model are not in the checkpoint"),
+      (["--task=multiple_choice", CKPT_A, VOCAB, out, SHORT],
+       "weights of the multiple_choice model are not in the checkpoint"),
+      (["--task=multiple_choice", "--labels=a,b", CKPT_A, VOCAB, out, SHORT],
+       "--labels is not an option of --task=multiple_choice"),
   ]
   results = _run_mains([argv for argv, _ in cases])
   for (argv, message), (code, stderr) in zip(cases, results):
