@@ -18,6 +18,12 @@ the generic format (data_prep/multiple_choice/examples.py). Writes
 train/eval/predict.tf_record, checkpoints, eval_results.txt (eval_accuracy,
 eval_loss, global_step, loss) and test_results.tsv (per test example, the
 choices' probabilities in ending order).
+
+As run_classifier.py: --spm_model_file (SentencePiece instead of
+--vocab_file); --eval_every_steps / --eval_every_epochs (dev evaluation
+during training: eval_history.jsonl, TensorBoard in output_dir/eval/),
+--best_metric (e.g. eval_accuracy; output_dir/best/),
+--early_stopping_patience and --predict_checkpoint=best.
 """
 
 import os
@@ -32,6 +38,7 @@ import tensorflow as tf
 
 from bert_tf.cli import bert_flags
 from bert_tf.cli import engine_flags
+from bert_tf.cli import eval_flags
 from bert_tf.cli import script_runner
 from bert_tf.io_utils import atomic_output
 from bert_tf.io_utils import InputError
@@ -41,7 +48,7 @@ from bert_tf.modeling.bert_config import BertConfig
 from bert_tf.tasks import classifier_results
 from bert_tf.tasks.base import write_eval_results
 from bert_tf.tasks.multiple_choice import MultipleChoiceTask
-from bert_tf.tokenizers import tokenization
+from bert_tf.tokenizers.loading import load_tokenizer
 from bert_tf.training import input_pipeline
 from data_prep.multiple_choice import examples as mc_examples
 from data_prep.multiple_choice.features import write_records
@@ -59,13 +66,14 @@ flags.DEFINE_bool(
 flags.DEFINE_integer("eval_batch_size", 8, "Total batch size for eval.")
 flags.DEFINE_integer("predict_batch_size", 8, "Total batch size for predict.")
 script_runner.define_finetuning_flags(max_seq_length=128)
+bert_flags.define_spm_model_file()
 # The paper's SWAG recipe (run_classifier's are batch 32, lr 5e-5).
 FLAGS.set_default("train_batch_size", 16)
 FLAGS.set_default("learning_rate", 2e-5)
 for _module in (bert_flags, script_runner, engine_flags):
   flags.adopt_module_key_flags(_module)
 
-_REQUIRED = ("data_dir", "vocab_file", "bert_config_file", "output_dir")
+_REQUIRED = ("data_dir", "bert_config_file", "output_dir")
 # split -> (do_* flag, TFRecord name, batch-size flag)
 _SPLITS = {
     "train": ("do_train", "train.tf_record", "train_batch_size"),
@@ -80,15 +88,21 @@ def _check_flags():
       raise InputError("--%s is required" % name)
   script_runner.check_case(FLAGS.do_lower_case, FLAGS.init_checkpoint)
   script_runner.check_do_flags(FLAGS, "do_train", "do_eval", "do_predict")
-  require_file(FLAGS.vocab_file, "vocab_file")
+  eval_flags.check_eval_flags(FLAGS, training=FLAGS.do_train)
+  if not FLAGS.spm_model_file:
+    require_file(FLAGS.vocab_file, "vocab_file")
   require_file(FLAGS.bert_config_file, "bert_config_file")
+
+
+def _periodic_eval():
+  return bool(FLAGS.eval_every_steps or FLAGS.eval_every_epochs)
 
 
 def _read_splits():
   """{split: examples} for the requested splits; one choice count."""
   examples, first = {}, None
   for split, (do_flag, _, _) in _SPLITS.items():
-    if not FLAGS[do_flag].value:
+    if not (FLAGS[do_flag].value or (split == "dev" and _periodic_eval())):
       continue
     path = mc_examples.split_file(FLAGS.data_dir, split)
     examples[split] = mc_examples.read_examples(path, split)
@@ -107,20 +121,29 @@ class _Records:
     self.examples = examples
     self.tokenizer = tokenizer
     self.task = task
+    self._written = {}
 
   def write(self, split):
-    """Featurizes `split` into output_dir; returns (path, batch size)."""
+    """Featurizes `split` into output_dir once; returns (path, batch size)."""
     _, name, batch_flag = _SPLITS[split]
     path = os.path.join(FLAGS.output_dir, name)
     batch_size = FLAGS[batch_flag].value
-    # The original pads eval/predict sets to whole batches only on TPU.
-    pad = batch_size if FLAGS.use_tpu and split != "train" else None
-    count = write_records(self.examples[split], FLAGS.max_seq_length,
-                          self.tokenizer, path, pad_to_multiple_of=pad)
-    logging.info("***** %s: %d examples (%d + %d padding), batch size %d",
-                 split, count, len(self.examples[split]),
-                 count - len(self.examples[split]), batch_size)
-    return path, batch_size
+    if split not in self._written:
+      # The original pads eval/predict sets to whole batches only on TPU.
+      pad = batch_size if FLAGS.use_tpu and split != "train" else None
+      count = write_records(self.examples[split], FLAGS.max_seq_length,
+                            self.tokenizer, path, pad_to_multiple_of=pad)
+      logging.info("***** %s: %d examples (%d + %d padding), batch size %d",
+                   split, count, len(self.examples[split]),
+                   count - len(self.examples[split]), batch_size)
+      self._written[split] = path, batch_size
+    return self._written[split]
+
+  def eval_results(self, trainer):
+    """The metrics of eval_results.txt for the trainer's weights."""
+    rows, batch_size = self.predict(trainer, "dev")
+    return classifier_results.eval_results(self.task.name, rows, batch_size,
+                                           False, trainer.global_step)
 
   def predict(self, trainer, split):
     """Model outputs + labels for every record of `split`, in file order."""
@@ -139,15 +162,21 @@ def main(_):
   # Every file is read now, so a bad row fails before any output.
   examples, num_choices = _read_splits()
   task = MultipleChoiceTask(config, num_choices, FLAGS.max_seq_length)
-  records = _Records(examples, tokenization.FullTokenizer(
-      FLAGS.vocab_file, FLAGS.do_lower_case), task)
-  tf.io.gfile.makedirs(FLAGS.output_dir)
+  records = _Records(examples, load_tokenizer(
+      FLAGS.vocab_file, FLAGS.do_lower_case, FLAGS.spm_model_file), task)
 
-  num_train_steps, num_warmup_steps = 0, 0
+  num_train_steps, num_warmup_steps, steps_per_epoch = 0, 0, None
   if FLAGS.do_train:
+    steps_per_epoch = len(examples["train"]) / FLAGS.train_batch_size
     num_train_steps, num_warmup_steps = script_runner.train_steps(
         len(examples["train"]), FLAGS.train_batch_size,
         FLAGS.num_train_epochs, FLAGS.warmup_proportion)
+  # Before any output, so that a bad --best_metric leaves nothing behind.
+  hook = eval_flags.eval_hook(FLAGS, records.eval_results,
+                              FLAGS.bert_config_file, steps_per_epoch,
+                              classifier_results.metric_names(task.name,
+                                                              False))
+  tf.io.gfile.makedirs(FLAGS.output_dir)
   trainer = script_runner.build_trainer(FLAGS, task, num_train_steps,
                                         num_warmup_steps)
 
@@ -157,14 +186,13 @@ def main(_):
                  num_train_steps, num_warmup_steps)
     dataset_fn = input_pipeline.training_dataset_fn(
         [path], task.feature_spec(True), FLAGS.train_batch_size)
-    trainer.train(dataset_fn, num_train_steps)
+    trainer.train(dataset_fn, num_train_steps, eval_hook=hook)
 
+  if FLAGS.do_eval or FLAGS.do_predict:
+    eval_flags.restore_predict_checkpoint(FLAGS, trainer)
   if FLAGS.do_eval:
-    rows, batch_size = records.predict(trainer, "dev")
-    write_eval_results(
-        os.path.join(FLAGS.output_dir, "eval_results.txt"),
-        classifier_results.eval_results(task.name, rows, batch_size, False,
-                                        trainer.global_step))
+    write_eval_results(os.path.join(FLAGS.output_dir, "eval_results.txt"),
+                       records.eval_results(trainer))
 
   if FLAGS.do_predict:
     rows, _ = records.predict(trainer, "test")

@@ -52,6 +52,7 @@ import tensorflow as tf
 
 from bert_tf.cli import bert_flags
 from bert_tf.cli import engine_flags
+from bert_tf.cli import eval_flags
 from bert_tf.cli import script_runner
 from bert_tf.io_utils import atomic_output
 from bert_tf.io_utils import InputError
@@ -61,7 +62,7 @@ from bert_tf.modeling.bert_config import BertConfig
 from bert_tf.tasks.base import write_eval_results
 from bert_tf.tasks.tagging import check_feature_mode
 from bert_tf.tasks.tagging import TaggingTask
-from bert_tf.tokenizers import tokenization
+from bert_tf.tokenizers.loading import load_tokenizer
 from bert_tf.training import input_pipeline
 from data_prep.ner import conll
 from data_prep.ner import evaluation
@@ -97,6 +98,7 @@ flags.DEFINE_bool("do_predict", False,
 flags.DEFINE_integer("eval_batch_size", 8, "Total batch size for eval.")
 flags.DEFINE_integer("predict_batch_size", 8, "Total batch size for predict.")
 script_runner.define_finetuning_flags(max_seq_length=128)
+bert_flags.define_spm_model_file()
 for _module in (bert_flags, script_runner, engine_flags):
   flags.adopt_module_key_flags(_module)
 
@@ -114,12 +116,14 @@ _SPLITS = {
 
 def _check_flags():
   """Flags and files; -> BertConfig."""
-  for name in ("vocab_file", "bert_config_file", "output_dir"):
+  for name in ("bert_config_file", "output_dir"):
     if not FLAGS[name].value:
       raise InputError("--%s is required" % name)
   script_runner.check_do_flags(FLAGS, "do_train", "do_eval", "do_predict")
   script_runner.check_case(FLAGS.do_lower_case, FLAGS.init_checkpoint)
-  require_file(FLAGS.vocab_file, "vocab_file")
+  eval_flags.check_eval_flags(FLAGS, training=FLAGS.do_train)
+  if not FLAGS.spm_model_file:
+    require_file(FLAGS.vocab_file, "vocab_file")
   require_file(FLAGS.bert_config_file, "bert_config_file")
   config = BertConfig.from_json_file(FLAGS.bert_config_file)
   config.check_max_seq_length(FLAGS.max_seq_length)
@@ -129,6 +133,13 @@ def _check_flags():
     if FLAGS[name].value < 1:
       raise InputError("--%s must be >= 1, got %d" % (name, FLAGS[name].value))
   return config
+
+
+def _wanted(split):
+  """Whether this run reads `split` (the dev set also for periodic eval)."""
+  return FLAGS[_SPLITS[split].do_flag].value or (
+      split == "eval" and bool(FLAGS.eval_every_steps or
+                               FLAGS.eval_every_epochs))
 
 
 def _split_path(split, required):
@@ -152,7 +163,7 @@ def _read_splits():
   """({split: Sentences} for the --do_* splits, label list), all checked."""
   read = lambda path: conll.read_conll(path, FLAGS.tag_scheme)
   sentences = {split: read(_split_path(split, True))
-               for split, spec in _SPLITS.items() if FLAGS[spec.do_flag].value}
+               for split in _SPLITS if _wanted(split)}
   if FLAGS.labels:
     labels = conll.parse_labels(FLAGS.labels)
   else:
@@ -181,7 +192,7 @@ def _write_records(split, windows):
   return path
 
 
-def _train(trainer, windows, num_train_steps):
+def _train(trainer, windows, num_train_steps, hook):
   # The file is in document order: shuffle once (the input pipeline only
   # shuffles within 100 records), the same way on every run.
   windows = list(windows)
@@ -191,48 +202,73 @@ def _train(trainer, windows, num_train_steps):
                num_train_steps)
   trainer.train(input_pipeline.training_dataset_fn(
       [path], trainer.task.feature_spec(True), FLAGS.train_batch_size),
-                num_train_steps)
+                num_train_steps, eval_hook=hook)
 
 
-def _evaluate(trainer, split, sentences, windows, labels):
-  """Tags `sentences`; writes the predictions (and results) files."""
-  path = _write_records(split, windows)
-  batch_size = FLAGS[_SPLITS[split].batch_flag].value
-  dataset = input_pipeline.eval_dataset(
-      [path], trainer.task.feature_spec(False), batch_size)
-  rows = list(trainer.predict(dataset, batch_size,
-                              feature_keys=("label_weights",)))
-  tags = evaluation.word_tags(windows, [r["predictions"] for r in rows],
-                              sentences, labels)
-  prefix = _SPLITS[split].prefix
-  with atomic_output(os.path.join(FLAGS.output_dir,
-                                  prefix + "_predictions.txt")) as f:
-    f.writelines(evaluation.prediction_lines(sentences, tags))
-  if not conll.is_labelled(sentences):
-    return
-  results = evaluation.entity_metrics([s.tags for s in sentences], tags,
-                                      prefix)
-  results[prefix + "_loss"] = (
-      np.sum([r["loss_sum"] for r in rows]) /
-      max(np.sum([r["label_weights"] for r in rows]), 1.0))
-  results["global_step"] = trainer.global_step
-  write_eval_results(os.path.join(FLAGS.output_dir, prefix + "_results.txt"),
-                     results)
+class _Tagger:
+  """Tags a split's sentences with the trainer's current weights."""
+
+  def __init__(self, sentences, windows, labels):
+    self.sentences = sentences
+    self.windows = windows
+    self.labels = labels
+    self._records = {}
+
+  def tag(self, trainer, split):
+    """(word tags, metrics or None without gold tags) of `split`."""
+    if split not in self._records:
+      self._records[split] = _write_records(split, self.windows[split])
+    batch_size = FLAGS[_SPLITS[split].batch_flag].value
+    dataset = input_pipeline.eval_dataset(
+        [self._records[split]], trainer.task.feature_spec(False), batch_size)
+    rows = list(trainer.predict(dataset, batch_size,
+                                feature_keys=("label_weights",)))
+    sentences = self.sentences[split]
+    tags = evaluation.word_tags(self.windows[split],
+                                [r["predictions"] for r in rows], sentences,
+                                self.labels)
+    if not conll.is_labelled(sentences):
+      return tags, None
+    prefix = _SPLITS[split].prefix
+    results = evaluation.entity_metrics([s.tags for s in sentences], tags,
+                                        prefix)
+    results[prefix + "_loss"] = (
+        np.sum([r["loss_sum"] for r in rows]) /
+        max(np.sum([r["label_weights"] for r in rows]), 1.0))
+    results["global_step"] = trainer.global_step
+    return tags, results
+
+  def eval_results(self, trainer):
+    """The metrics of eval_results.txt (the --eval_every_* evaluation)."""
+    return self.tag(trainer, "eval")[1]
+
+  def write(self, trainer, split):
+    """Writes the split's predictions (and results) files."""
+    tags, results = self.tag(trainer, split)
+    prefix = _SPLITS[split].prefix
+    with atomic_output(os.path.join(FLAGS.output_dir,
+                                    prefix + "_predictions.txt")) as f:
+      f.writelines(evaluation.prediction_lines(self.sentences[split], tags))
+    if results is not None:
+      write_eval_results(
+          os.path.join(FLAGS.output_dir, prefix + "_results.txt"), results)
 
 
 def main(_):
   config = _check_flags()
   sentences, labels = _read_splits()
   featurizer = Featurizer(
-      tokenization.FullTokenizer(FLAGS.vocab_file, FLAGS.do_lower_case),
+      load_tokenizer(FLAGS.vocab_file, FLAGS.do_lower_case,
+                     FLAGS.spm_model_file),
       labels, FLAGS.max_seq_length, FLAGS.document_context)
   windows = {split: featurizer.windows(s) for split, s in sentences.items()}
   for split, split_windows in windows.items():
     logging.info("%s: %d sentences -> %d windows", split,
                  len(sentences[split]), len(split_windows))
 
-  num_train_steps, num_warmup_steps = 0, 0
+  num_train_steps, num_warmup_steps, steps_per_epoch = 0, 0, None
   if FLAGS.do_train:
+    steps_per_epoch = len(windows["train"]) / FLAGS.train_batch_size
     num_train_steps, num_warmup_steps = script_runner.train_steps(
         len(windows["train"]), FLAGS.train_batch_size,
         FLAGS.num_train_epochs, FLAGS.warmup_proportion)
@@ -240,14 +276,21 @@ def main(_):
                      FLAGS.feature_mode, FLAGS.lstm_units)
   trainer = script_runner.build_trainer(FLAGS, task, num_train_steps,
                                         num_warmup_steps)
+  tagger = _Tagger(sentences, windows, labels)
+  # Before any output, so that a bad --best_metric leaves nothing behind.
+  hook = eval_flags.eval_hook(
+      FLAGS, tagger.eval_results, FLAGS.bert_config_file, steps_per_epoch,
+      evaluation.metric_names(labels, "eval") + ["eval_loss"])
   tf.io.gfile.makedirs(FLAGS.output_dir)  # after the last flag check
   with atomic_output(os.path.join(FLAGS.output_dir, "label_list.txt")) as f:
     f.writelines(label + "\n" for label in labels)
   if FLAGS.do_train:
-    _train(trainer, windows["train"], num_train_steps)
+    _train(trainer, windows["train"], num_train_steps, hook)
+  if FLAGS.do_eval or FLAGS.do_predict:
+    eval_flags.restore_predict_checkpoint(FLAGS, trainer)
   for split in ("eval", "predict"):
     if FLAGS[_SPLITS[split].do_flag].value:
-      _evaluate(trainer, split, sentences[split], windows[split], labels)
+      tagger.write(trainer, split)
 
 
 if __name__ == "__main__":

@@ -59,6 +59,15 @@ def entity_metrics(gold, predicted, prefix):
   return results
 
 
+def metric_names(labels, prefix):
+  """Every key `entity_metrics` can return for these labels (a type's keys
+  appear when the type is in the gold or predicted tags)."""
+  types = sorted({label[2:] for label in labels if label[:2] in ("B-", "I-")})
+  return ["%s_%s%s" % (prefix, name, suffix)
+          for suffix in [""] + ["_" + t for t in types]
+          for name in ("precision", "recall", "f1")]
+
+
 def prediction_lines(sentences, predicted):
   """`word gold predicted` lines (`word predicted` for an unlabelled file),
   a blank line after each sentence; gold tags are IOB2."""
