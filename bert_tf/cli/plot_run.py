@@ -1,7 +1,8 @@
 """Plot a training run: loss, learning rate, throughput and eval metrics.
 
     python -m bert_tf.plot_run --output_dir=/tmp/mrpc_output
-    python -m bert_tf.plot_run --output_dir=RUN --output_file=run.png
+    python -m bert_tf.plot_run --output_dir=RUN --output_file=run.png \
+      --title="MRPC, MiniLM"
 
 Reads the scalars the Trainer writes into `output_dir` (TensorBoard event
 files `events.out.tfevents.*`: `loss`, `learning_rate`, `examples_per_sec`,
@@ -9,7 +10,8 @@ files `events.out.tfevents.*`: `loss`, `learning_rate`, `examples_per_sec`,
 `eval_history.jsonl` (one JSON object per evaluation: `global_step` and
 metrics such as `eval_accuracy`, `eval_loss`). Writes one PNG, by default
 `output_dir/training_plot.png`: one panel per scalar, eval loss drawn over
-the training loss, a smoothed line over a noisy training curve.
+the training loss, a smoothed line over a noisy training curve. A run with
+`best/best.json` (--best_metric) gets its best step marked on every panel.
 """
 
 import collections
@@ -34,11 +36,15 @@ FLAGS = flags.FLAGS
 
 EVAL_HISTORY = "eval_history.jsonl"
 DEFAULT_OUTPUT = "training_plot.png"
+BEST_JSON = os.path.join("best", "best.json")
 # Same curve as examples_per_sec, scaled by the batch size.
 _HIDDEN_TAGS = ("steps_per_sec",)
 
-# tag -> (steps, values), both sorted by step.
-RunData = collections.namedtuple("RunData", ["train", "eval"])
+# train, eval: tag -> (steps, values), both sorted by step; best: the
+# contents of best/best.json ({"metric", "value", "global_step", ...}) or
+# None.
+RunData = collections.namedtuple("RunData", ["train", "eval", "best"],
+                                 defaults=[None])
 
 
 def define_flags():
@@ -46,6 +52,8 @@ def define_flags():
   flags.DEFINE_string("output_dir", None, "The run's --output_dir.")
   flags.DEFINE_string("output_file", None, "PNG to write (default: "
                       "output_dir/%s)." % DEFAULT_OUTPUT)
+  flags.DEFINE_string("title", None, "Figure title (default: the "
+                      "output_dir path).")
 
 
 def _scalar(value):
@@ -117,12 +125,26 @@ def read_run(output_dir):
     raise InputError("--output_dir=%s: no such folder" % output_dir)
   history = os.path.join(output_dir, EVAL_HISTORY)
   run = RunData(read_train_scalars(output_dir),
-                read_eval_history(history) if os.path.isfile(history) else {})
+                read_eval_history(history) if os.path.isfile(history) else {},
+                _read_best(os.path.join(output_dir, BEST_JSON)))
   if not run.train and not run.eval:
     raise InputError("%s: no scalars in TensorBoard event files "
                      "(events.out.tfevents.*) and no %s" %
                      (output_dir, EVAL_HISTORY))
   return run
+
+
+def _read_best(path):
+  """best/best.json as a dict, or None without one."""
+  if not os.path.isfile(path):
+    return None
+  try:
+    with open(path, encoding="utf-8") as f:
+      best = json.load(f)
+    int(best["global_step"]), float(best["value"]), str(best["metric"])
+  except (ValueError, KeyError, TypeError) as e:
+    raise InputError("%s: not a best-checkpoint record (%s)" % (path, e)) from e
+  return best
 
 
 def smooth(values, weight=None):
@@ -138,6 +160,9 @@ def _panels(run):
   """[(title, [(label, steps, values, is_eval)])] in reading order."""
   train = {t: s for t, s in run.train.items() if t not in _HIDDEN_TAGS}
   evals = dict(run.eval)
+  if "eval_loss" in evals:
+    # The classifier's `loss` is the Estimator's batch mean of eval_loss.
+    evals.pop("loss", None)
   order = ["loss", "learning_rate"] + sorted(set(train) -
                                              {"loss", "learning_rate"})
   panels = []
@@ -149,6 +174,20 @@ def _panels(run):
       panels.append((tag, series))
   panels += [(tag, [(tag, *evals[tag], True)]) for tag in sorted(evals)]
   return panels
+
+
+def _mark_best(axes, panels, best):
+  """A dashed line at the best step on every panel; a star on the best
+  metric's point."""
+  step = int(best["global_step"])
+  for ax, (_, series) in zip(axes, panels):
+    ax.axvline(step, color="tab:green", ls="--", lw=1, alpha=0.7)
+    for label, _, _, is_eval in series:
+      if is_eval and label == best["metric"]:
+        ax.plot([step], [float(best["value"])], "*", color="tab:green",
+                ms=14, label="best %.4g at step %d" % (float(best["value"]),
+                                                        step))
+        ax.legend(fontsize=8)
 
 
 def plot_run(run, path, title):
@@ -179,6 +218,8 @@ def plot_run(run, path, title):
     ax.grid(alpha=0.3)
     if len(series) > 1:
       ax.legend(fontsize=8)
+  if run.best:
+    _mark_best(axes[:len(panels)], panels, run.best)
   for ax in axes[len(panels):]:
     figure.delaxes(ax)
   for ax in axes[:len(panels)][-columns:]:
@@ -196,7 +237,7 @@ def main(argv):
   output_file = FLAGS.output_file or os.path.join(FLAGS.output_dir,
                                                   DEFAULT_OUTPUT)
   plot_run(read_run(FLAGS.output_dir), output_file,
-           os.path.abspath(FLAGS.output_dir))
+           FLAGS.title or os.path.abspath(FLAGS.output_dir))
   print(output_file)
 
 

@@ -152,3 +152,25 @@ def test_no_event_files_and_corrupt_event_file(tmp_path):
   with pytest.raises(InputError, match="corrupt or truncated event file") as e:
     plot_run.read_run(str(tmp_path))
   assert str(path) in str(e.value) and "\n" not in str(e.value)
+
+
+def test_best_checkpoint_is_read_and_the_duplicate_eval_loss_hidden(tmp_path):
+  evals = [dict(e, loss=e["eval_loss"]) for e in _EVALS]
+  _write_run(tmp_path, evals)
+  (tmp_path / "best").mkdir()
+  best = {"metric": "eval_accuracy", "mode": "max", "value": 0.8125,
+          "global_step": 300}
+  (tmp_path / plot_run.BEST_JSON).write_text(json.dumps(best))
+  run = plot_run.read_run(str(tmp_path))
+  assert run.best == best
+  assert run.eval["loss"] == run.eval["eval_loss"]
+  # The classifier's eval `loss` repeats eval_loss: no panel of its own.
+  assert [title for title, _ in plot_run._panels(run)] == [
+      "loss", "learning_rate", "examples_per_sec", "eval_accuracy",
+      "eval_f1"]
+  path = tmp_path / "x.png"
+  plot_run.plot_run(run, str(path), "with best")
+  assert _png_size(path)[0] > 0
+  (tmp_path / plot_run.BEST_JSON).write_text('{"metric": "eval_f1"}')
+  with pytest.raises(InputError, match="best.json: not a best-checkpoint"):
+    plot_run.read_run(str(tmp_path))
