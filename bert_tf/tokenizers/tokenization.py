@@ -120,6 +120,7 @@ class FullTokenizer:
     self.wordpiece_tokenizer = WordpieceTokenizer(vocab=self.vocab)
     self.use_cache = use_cache
     self._cache = {}
+    self._token_cache = {}
 
   def tokenize(self, text):
     if not self.use_cache:
@@ -151,9 +152,17 @@ class FullTokenizer:
       tokens = _ASCII_SPLIT.findall(word)
     else:
       tokens = self.basic_tokenizer.split_word(word)
+    # Punctuation and common stems recur across words: WordPiece each
+    # token once.
+    cache = self._token_cache
     pieces = []
     for token in tokens:
-      pieces.extend(self.wordpiece_tokenizer.tokenize(token))
+      token_pieces = cache.get(token)
+      if token_pieces is None:
+        token_pieces = self.wordpiece_tokenizer.tokenize(token)
+        if len(cache) < 1_000_000:
+          cache[token] = token_pieces
+      pieces.extend(token_pieces)
     return pieces
 
   def convert_tokens_to_ids(self, tokens):

@@ -22,8 +22,6 @@ import json
 import operator
 import re
 
-from absl import logging
-
 from bert_tf.tokenizers import tokenization
 from bert_tf.io_utils import InputError
 
@@ -115,7 +113,7 @@ def _training_answer(qa, where, context, offsets, doc_tokens):
   actual_text = " ".join(doc_tokens[start_position:(end_position + 1)])
   cleaned = " ".join(tokenization.whitespace_tokenize(text))
   if actual_text.find(cleaned) == -1:
-    logging.warning("Could not find answer: '%s' vs. '%s'", actual_text,
+    _warn("Could not find answer: '%s' vs. '%s'", actual_text,
                     cleaned)
     return None
   return text, start_position, end_position
@@ -170,11 +168,18 @@ def load_squad_examples(input_file, is_training, version_2_with_negative):
   return examples, skipped
 
 
+def _warn(*args):
+  # absl.logging is imported on first use: featurizing the dev set takes
+  # well under a second, and the import alone 25 ms.
+  from absl import logging  # pylint: disable=g-import-not-at-top
+  logging.warning(*args)
+
+
 def read_squad_examples(input_file, is_training, version_2_with_negative=False):
   """The original's `read_squad_examples`: a list of SquadExample."""
   examples, skipped = load_squad_examples(input_file, is_training,
                                           version_2_with_negative)
   if skipped:
-    logging.warning("%s: skipped %d questions whose answer was not found in "
+    _warn("%s: skipped %d questions whose answer was not found in "
                     "the context", input_file, len(skipped))
   return examples

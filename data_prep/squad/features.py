@@ -241,11 +241,15 @@ class FeatureEncoder:
     if None in entries:
       if len(self._words) >= 200000:
         self._words.clear()
-      for i, word in enumerate(words):
-        if entries[i] is None:
-          pieces = self.tokenizer.tokenize(word)
-          entries[i] = self._words[word] = _word(
-              pieces, self.tokenizer.convert_tokens_to_ids(pieces))
+      tokenize = self.tokenizer.tokenize
+      to_ids = self.tokenizer.convert_tokens_to_ids
+      for i in [i for i, entry in enumerate(entries) if entry is None]:
+        word = words[i]
+        entry = self._words.get(word)  # a word repeated in this text
+        if entry is None:
+          pieces = tokenize(word)
+          entry = self._words[word] = _word(pieces, to_ids(pieces))
+        entries[i] = entry
     return entries
 
   def _query(self, question_text):
