@@ -14,7 +14,6 @@ import os
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 # pylint: disable=g-import-not-at-top,wrong-import-position
-from absl import app
 from absl import flags
 from absl import logging
 import tqdm
@@ -28,7 +27,7 @@ from bert_tf.tasks.feature_extraction import FeatureExtractor
 from bert_tf.io_utils import atomic_output
 from bert_tf.io_utils import InputError
 from bert_tf.io_utils import require_file
-from bert_tf.io_utils import run_cli
+from bert_tf.cli import flag_ranges
 from data_prep.extract_features.examples import convert_examples_to_features
 from data_prep.extract_features.examples import read_examples
 
@@ -96,7 +95,7 @@ def main(argv):
 
 def run():
   """Console-script entry point (flags are defined at import)."""
-  app.run(run_cli(main))
+  flag_ranges.run_app(main)
 
 
 if __name__ == "__main__":

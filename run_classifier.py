@@ -31,7 +31,6 @@ import os
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 # pylint: disable=g-import-not-at-top,wrong-import-position
-from absl import app
 from absl import flags
 from absl import logging
 import tensorflow as tf
@@ -49,7 +48,7 @@ from bert_tf.tasks.classification import ClassificationTask
 from bert_tf.io_utils import atomic_output
 from bert_tf.io_utils import InputError
 from bert_tf.io_utils import require_file
-from bert_tf.io_utils import run_cli
+from bert_tf.cli import flag_ranges
 from data_prep.classifier import flags as classifier_flags
 from data_prep.classifier.features import write_examples_to_tfrecord
 
@@ -223,7 +222,7 @@ def main(_):
 
 def run():
   """Console-script entry point (flags are defined at import)."""
-  app.run(run_cli(main))
+  flag_ranges.run_app(main)
 
 
 if __name__ == "__main__":

@@ -25,7 +25,6 @@ import os
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 # pylint: disable=g-import-not-at-top,wrong-import-position
-from absl import app
 from absl import flags
 from absl import logging
 import tensorflow as tf
@@ -36,13 +35,13 @@ from bert_tf.cli import script_runner
 from bert_tf.io_utils import atomic_output
 from bert_tf.io_utils import InputError
 from bert_tf.io_utils import require_file
-from bert_tf.io_utils import run_cli
 from bert_tf.modeling.bert_config import BertConfig
 from bert_tf.tasks import classifier_results
 from bert_tf.tasks.base import write_eval_results
 from bert_tf.tasks.multiple_choice import MultipleChoiceTask
 from bert_tf.tokenizers import tokenization
 from bert_tf.training import input_pipeline
+from bert_tf.cli import flag_ranges
 from data_prep.multiple_choice import examples as mc_examples
 from data_prep.multiple_choice.features import write_records
 
@@ -175,4 +174,4 @@ def main(_):
 
 
 if __name__ == "__main__":
-  app.run(run_cli(main))
+  flag_ranges.run_app(main)

@@ -42,7 +42,6 @@ import random
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 # pylint: disable=g-import-not-at-top,wrong-import-position
-from absl import app
 from absl import flags
 from absl import logging
 import numpy as np
@@ -54,13 +53,13 @@ from bert_tf.cli import script_runner
 from bert_tf.io_utils import atomic_output
 from bert_tf.io_utils import InputError
 from bert_tf.io_utils import require_file
-from bert_tf.io_utils import run_cli
 from bert_tf.modeling.bert_config import BertConfig
 from bert_tf.tasks.base import write_eval_results
 from bert_tf.tasks.tagging import check_feature_mode
 from bert_tf.tasks.tagging import TaggingTask
 from bert_tf.tokenizers import tokenization
 from bert_tf.training import input_pipeline
+from bert_tf.cli import flag_ranges
 from data_prep.ner import conll
 from data_prep.ner import evaluation
 from data_prep.ner.features import Featurizer
@@ -247,4 +246,4 @@ def main(_):
 
 
 if __name__ == "__main__":
-  app.run(run_cli(main))
+  flag_ranges.run_app(main)

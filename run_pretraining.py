@@ -34,7 +34,6 @@ import os
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 # pylint: disable=g-import-not-at-top,wrong-import-position
-from absl import app
 from absl import flags
 from absl import logging
 import tensorflow as tf
@@ -48,9 +47,9 @@ from bert_tf.modeling.bert_config import BertConfig
 from bert_tf.tasks.dynamic_masking import DynamicMasking
 from bert_tf.io_utils import InputError
 from bert_tf.io_utils import require_file
-from bert_tf.io_utils import run_cli
 from bert_tf.tasks.base import write_eval_results
 from bert_tf.tasks.pretraining import PretrainingTask
+from bert_tf.cli import flag_ranges
 from data_prep.pretraining.documents import expand_input_files
 
 FLAGS = flags.FLAGS
@@ -199,7 +198,7 @@ def main(_):
 
 def run():
   """Console-script entry point (flags are defined at import)."""
-  app.run(run_cli(main))
+  flag_ranges.run_app(main)
 
 
 if __name__ == "__main__":

@@ -39,7 +39,6 @@ import random
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 # pylint: disable=g-import-not-at-top,wrong-import-position
-from absl import app
 from absl import flags
 from absl import logging
 import tensorflow as tf
@@ -55,8 +54,8 @@ from bert_tf.modeling.bert_config import BertConfig
 from bert_tf.io_utils import atomic_output
 from bert_tf.io_utils import InputError
 from bert_tf.io_utils import require_file
-from bert_tf.io_utils import run_cli
 from bert_tf.tasks.squad import SquadTask
+from bert_tf.cli import flag_ranges
 from data_prep.squad import evaluation as squad_evaluation
 from data_prep.squad import flags as squad_flags
 from data_prep.squad import postprocess as squad_postprocess
@@ -273,7 +272,7 @@ def main(_):
 
 def run():
   """Console-script entry point (flags are defined at import)."""
-  app.run(run_cli(main))
+  flag_ranges.run_app(main)
 
 
 if __name__ == "__main__":

@@ -16,7 +16,6 @@ outputs. Only TensorFlow and tensorflow_text are needed, as in serving.
 import itertools
 import json
 
-from absl import app
 from absl import flags
 import tensorflow as tf
 import tensorflow_text  # pylint: disable=unused-import  (registers the ops)
@@ -25,7 +24,7 @@ from tqdm import tqdm
 from bert_tf.io_utils import atomic_output
 from bert_tf.io_utils import InputError
 from bert_tf.io_utils import require_file
-from bert_tf.io_utils import run_cli
+from bert_tf.cli import flag_ranges
 
 FLAGS = flags.FLAGS
 
@@ -152,7 +151,7 @@ def main(argv):
 def run():
   """Console-script entry point."""
   define_flags()
-  app.run(run_cli(main))
+  flag_ranges.run_app(main)
 
 
 if __name__ == "__main__":

@@ -148,8 +148,9 @@ class Trainer:
     directory = self.output_dir
     if not distribution.is_chief(self.strategy):
       directory = tempfile.mkdtemp(prefix="bert_tf_worker_ckpt_")
+    # 0 keeps every checkpoint, as the original's keep_checkpoint_max.
     return tf.train.CheckpointManager(
-        checkpoint, directory, max_to_keep=self.keep_checkpoint_max,
+        checkpoint, directory, max_to_keep=self.keep_checkpoint_max or None,
         checkpoint_name="ckpt")
 
   # -- Training -------------------------------------------------------------

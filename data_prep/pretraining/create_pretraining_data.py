@@ -20,10 +20,11 @@ import os
 import random
 import time
 
-from absl import app, flags, logging
+from absl import flags, logging
 
 from bert_tf.cli import bert_flags
-from bert_tf.io_utils import InputError, run_cli
+from bert_tf.io_utils import InputError
+from bert_tf.cli import flag_ranges
 from data_prep.pretraining.documents import (Shard, expand_input_files,
                                              load_tokenizer, plan_shards,
                                              read_documents)
@@ -161,7 +162,7 @@ def main(argv):
 def run():
   """Console-script entry point."""
   define_flags()
-  app.run(run_cli(main))
+  flag_ranges.run_app(main)
 
 
 if __name__ == "__main__":

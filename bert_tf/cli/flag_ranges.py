@@ -1,0 +1,142 @@
+"""The range of every numeric flag of every entry point, checked in one place.
+
+A negative --save_checkpoints_steps looped forever and a NaN --learning_rate
+trained a NaN model, so every script starts through `run_app`, which checks
+each integer/float flag the program defines against `RANGES` before `main`
+runs and turns any failure into one `ERROR:` line (`io_utils.run_cli`).
+`tests/hostile/test_flag_ranges.py` fails for a numeric flag of any entry
+point that has no entry here. TensorFlow-free (data_prep uses it).
+
+Example:
+    if __name__ == "__main__":
+      flag_ranges.run_app(main)   # instead of flag_ranges.run_app(main)
+"""
+
+import math
+
+from absl import app
+from absl import flags
+
+from bert_tf.io_utils import InputError
+from bert_tf.io_utils import run_cli
+from bert_tf.cli import flag_ranges
+
+
+class _Range:
+  """`low <= value <= high` (either bound may be open or absent)."""
+
+  def __init__(self, low=None, high=None, low_open=False):
+    self.low, self.high, self.low_open = low, high, low_open
+
+  def error(self, value):
+    """Why `value` is out of range, or None (unset flags are not checked)."""
+    if value is None:
+      return None
+    if isinstance(value, float) and not math.isfinite(value):
+      return "must be a finite number"
+    low, strict = self.low, self.low_open
+    if low is not None and isinstance(value, int) and strict:
+      low, strict = low + 1, False  # integers: "> 0" reads ">= 1"
+    if low is not None and (value <= low if strict else value < low):
+      return "must be %s %s" % (">" if strict else ">=", low)
+    if self.high is not None and value > self.high:
+      return "must be <= %s" % self.high
+    return None
+
+
+_POSITIVE = _Range(0, low_open=True)
+_NON_NEGATIVE = _Range(0)
+_PROBABILITY = _Range(0, 1)
+_FINITE = _Range()
+
+# Flag name -> allowed range, for every entry point (a name means the same
+# thing wherever it is defined).
+RANGES = {
+    # Batches and lengths.
+    "train_batch_size": _POSITIVE,
+    "eval_batch_size": _POSITIVE,
+    "predict_batch_size": _POSITIVE,
+    "batch_size": _POSITIVE,
+    "max_seq_length": _Range(3),  # [CLS] x [SEP]
+    "max_query_length": _POSITIVE,
+    "doc_stride": _POSITIVE,
+    "max_answer_length": _POSITIVE,
+    "n_best_size": _POSITIVE,
+    "null_score_diff_threshold": _FINITE,
+    "max_predictions_per_seq": _POSITIVE,
+    "windows_per_call": _POSITIVE,
+    "top_k": _POSITIVE,
+    "pad_to_multiple_of": _NON_NEGATIVE,
+    # Optimisation.
+    "learning_rate": _NON_NEGATIVE,
+    "feature_learning_rate": _NON_NEGATIVE,
+    "num_train_epochs": _NON_NEGATIVE,
+    "warmup_proportion": _PROBABILITY,
+    "num_train_steps": _NON_NEGATIVE,
+    "num_warmup_steps": _NON_NEGATIVE,
+    "max_eval_steps": _POSITIVE,
+    "gradient_accumulation_steps": _POSITIVE,
+    "num_frozen_layers": _NON_NEGATIVE,
+    "lstm_units": _POSITIVE,
+    # Loop, checkpoints and evaluation during training.
+    "save_checkpoints_steps": _NON_NEGATIVE,  # 0: only at the end
+    "iterations_per_loop": _POSITIVE,
+    "keep_checkpoint_max": _NON_NEGATIVE,  # 0 keeps all, as the original
+    "eval_every_steps": _POSITIVE,
+    "eval_every_epochs": _Range(0, low_open=True),
+    "early_stopping_patience": _POSITIVE,
+    # Devices, seeds, processes.
+    "num_tpu_cores": _POSITIVE,
+    "num_gpus": _NON_NEGATIVE,
+    "seed": _Range(0, 2**32 - 1),
+    "random_seed": _Range(0, 2**32 - 1),
+    "num_workers": _NON_NEGATIVE,
+    "shard_size_mb": _POSITIVE,
+    "retries": _NON_NEGATIVE,
+    # Data generation.
+    "dupe_factor": _POSITIVE,
+    "masked_lm_prob": _PROBABILITY,
+    "short_seq_prob": _PROBABILITY,
+    # TSV columns (0-based).
+    "text_a_column": _NON_NEGATIVE,
+    "text_b_column": _NON_NEGATIVE,
+    "label_column": _NON_NEGATIVE,
+}
+
+
+_OURS = ("bert_tf", "data_prep", "run_", "extract_features", "__main__")
+
+
+def numeric_flags(flag_values):
+  """Names of the integer/float flags our modules define (not absl's or a
+  library's)."""
+  return sorted(
+      name for name in flag_values
+      if flag_values[name].flag_type() in ("int", "float") and
+      name == flag_values[name].name and
+      (flag_values.find_module_defining_flag(name) or "").startswith(_OURS))
+
+
+def check_flag_ranges(flag_values):
+  """InputError for the first defined numeric flag outside its range."""
+  for name in numeric_flags(flag_values):
+    if name in RANGES:
+      value = flag_values[name].value
+      error = RANGES[name].error(value)
+      if error:
+        raise InputError("--%s=%s %s" % (name, value, error))
+
+
+def guarded(main):
+  """`main` with the range check first, inside `run_cli`'s one-line errors."""
+
+  def checked(argv):
+    check_flag_ranges(flags.FLAGS)
+    return main(argv)
+
+  return run_cli(checked)
+
+
+def run_app(main):
+  """`app.run` for every entry point: flag ranges, then `main`."""
+  app.run(guarded(main))
