@@ -81,7 +81,12 @@ def main(argv):
     raise InputError(str(e)) from e
   tokenizer = tokenization.FullTokenizer(FLAGS.vocab_file,
                                          FLAGS.do_lower_case)
+  config.check_vocab(tokenizer.vocab, FLAGS.vocab_file)
   examples = read_examples(FLAGS.input_file)
+  if not examples:
+    raise InputError("--input_file=%s: no lines" % FLAGS.input_file)
+  config.check_segments(any(e.text_b for e in examples),
+                        "--input_file=%s" % FLAGS.input_file)
   features = convert_examples_to_features(examples, FLAGS.max_seq_length,
                                           tokenizer)
   encoder, _, _ = pretrained.load_tf1_model(config, FLAGS.init_checkpoint)

@@ -175,12 +175,15 @@ def main(_):
   processor = classifier_flags.processor_from_flags(FLAGS)
   tokenizer = load_tokenizer(FLAGS.vocab_file, FLAGS.do_lower_case,
                              FLAGS.spm_model_file)
+  config.check_vocab(tokenizer.vocab, FLAGS.spm_model_file or FLAGS.vocab_file)
   is_regression = processor.is_regression
   num_labels = 1 if is_regression else len(processor.get_labels())
   classification = ClassificationTask(config, num_labels,
                                       FLAGS.max_seq_length,
                                       processor.is_multi_label)
   task = _Task(processor, tokenizer, classification)
+  config.check_segments(any(e.text_b for split in task.examples.values()
+                            for e in split), "--task_name=%s" % processor.name)
   num_train_steps, num_warmup_steps, steps_per_epoch = 0, 0, None
   if FLAGS.do_train:
     steps_per_epoch = len(task.examples["train"]) / FLAGS.train_batch_size

@@ -138,8 +138,11 @@ def main(_):
   # Every file is read now, so a bad row fails before any output.
   examples, num_choices = _read_splits()
   task = MultipleChoiceTask(config, num_choices, FLAGS.max_seq_length)
-  records = _Records(examples, tokenization.FullTokenizer(
-      FLAGS.vocab_file, FLAGS.do_lower_case), task)
+  tokenizer = tokenization.FullTokenizer(FLAGS.vocab_file,
+                                         FLAGS.do_lower_case)
+  config.check_vocab(tokenizer.vocab, FLAGS.vocab_file)
+  config.check_segments(True, "multiple choice (context + ending)")
+  records = _Records(examples, tokenizer, task)
   tf.io.gfile.makedirs(FLAGS.output_dir)
 
   num_train_steps, num_warmup_steps = 0, 0

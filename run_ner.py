@@ -220,9 +220,11 @@ def _evaluate(trainer, split, sentences, windows, labels):
 def main(_):
   config = _check_flags()
   sentences, labels = _read_splits()
-  featurizer = Featurizer(
-      tokenization.FullTokenizer(FLAGS.vocab_file, FLAGS.do_lower_case),
-      labels, FLAGS.max_seq_length, FLAGS.document_context)
+  tokenizer = tokenization.FullTokenizer(FLAGS.vocab_file,
+                                         FLAGS.do_lower_case)
+  config.check_vocab(tokenizer.vocab, FLAGS.vocab_file)
+  featurizer = Featurizer(tokenizer, labels, FLAGS.max_seq_length,
+                          FLAGS.document_context)
   windows = {split: featurizer.windows(s) for split, s in sentences.items()}
   for split, split_windows in windows.items():
     logging.info("%s: %d sentences -> %d windows", split,

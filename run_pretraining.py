@@ -160,6 +160,7 @@ def main(_):
   _check_flags()
   config = BertConfig.from_json_file(FLAGS.bert_config_file)
   config.check_max_seq_length(FLAGS.max_seq_length)
+  config.check_segments(True, "pre-training (next sentence prediction)")
   input_files = expand_input_files(FLAGS.input_file)
   for path in input_files:
     check_records(path, FLAGS.max_seq_length, FLAGS.max_predictions_per_seq)

@@ -54,6 +54,7 @@ from bert_tf.modeling.bert_config import BertConfig
 from bert_tf.io_utils import atomic_output
 from bert_tf.io_utils import InputError
 from bert_tf.io_utils import require_file
+from bert_tf.tokenizers.loading import load_tokenizer
 from bert_tf.tasks.squad import SquadTask
 from bert_tf.cli import flag_ranges
 from data_prep.squad import evaluation as squad_evaluation
@@ -129,11 +130,12 @@ def _check_flags():
   config.check_max_seq_length(FLAGS.max_seq_length)
   check_feature_settings(FLAGS.max_seq_length, FLAGS.doc_stride,
                          FLAGS.max_query_length)
-  for name in ("train_batch_size", "predict_batch_size", "n_best_size"):
-    if FLAGS[name].value < 1:
-      raise InputError("--%s must be >= 1, got %d" % (name, FLAGS[name].value))
   if not FLAGS.spm_model_file:
     require_file(FLAGS.vocab_file, "vocab_file")
+  config.check_vocab(load_tokenizer(FLAGS.vocab_file, FLAGS.do_lower_case,
+                                    FLAGS.spm_model_file).vocab,
+                     FLAGS.spm_model_file or FLAGS.vocab_file)
+  config.check_segments(True, "SQuAD (question + context)")
   return config
 
 

@@ -99,7 +99,22 @@ def training_dataset_fn(input_files, name_to_features, global_batch_size,
     records = records.shuffle(buffer_size=_SHUFFLE_BUFFER)
     return _parse_and_batch(records, name_to_features, batch_size, True)
 
+  dataset_fn.input_files = list(input_files)  # for `damaged_input`
   return dataset_fn
+
+
+def damaged_input(input_files, error):
+  """The one-line message for a DataLossError met while reading
+  `input_files`: which file is corrupt or truncated (read again to find it;
+  TF's message does not say)."""
+  for path in input_files:
+    try:
+      for _ in tf.data.TFRecordDataset(path).batch(1024):
+        pass
+    except tf.errors.DataLossError as e:
+      return "%s: damaged TFRecord file (%s)" % (path, e.message.split(
+          "}}")[-1].split(" [Op:")[0].strip())
+  return "damaged input (%s)" % error.message.splitlines()[0]
 
 
 def eval_dataset(input_files, name_to_features, global_batch_size,

@@ -49,6 +49,7 @@ import tqdm
 
 from bert_tf.training import batch_padding
 from bert_tf.training import distribution
+from bert_tf.training import input_pipeline
 from bert_tf.io_utils import InputError
 
 # TensorBoard's scalar plugin tag, written with the core op so that the
@@ -314,8 +315,19 @@ class Trainer:
         stop = self._next_stop(step, num_steps)
         if eval_hook:
           stop = min(stop, eval_hook.next_stop(step, num_steps))
-        loss, examples = self._train_loop(iterator, tf.constant(stop - step))
+        try:
+          loss, examples = self._train_loop(iterator,
+                                            tf.constant(stop - step))
+        except tf.errors.DataLossError as e:
+          raise InputError(input_pipeline.damaged_input(
+              getattr(dataset_fn, "input_files", ()), e)) from e
         loss, seconds = float(loss), time.time() - start
+        if not np.isfinite(loss):
+          # A NaN/inf loss only spreads: stop before saving it.
+          raise InputError(
+              "training loss is %s in steps %d..%d: check --learning_rate, "
+              "the labels and the inputs (nothing of these steps was "
+              "saved)" % (loss, step + 1, stop))
         stats = {"loss": loss,
                  "learning_rate": float(self.optimizer.learning_rate),
                  "steps_per_sec": (stop - step) / seconds,

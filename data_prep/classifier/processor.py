@@ -10,6 +10,7 @@ Example:
     processor.is_regression                   # False
 """
 
+import math
 import os
 
 from bert_tf.tokenizers import tokenization
@@ -121,10 +122,13 @@ class ClassifierProcessor:
       return self._label_set(label, path, line_number)
     if self.is_regression:
       try:
-        return float(label)
+        value = float(label)
       except ValueError:
-        raise InputError("%s:%d: label %r is not a number" %
-                         (path, line_number, label)) from None
+        value = math.nan
+      if not math.isfinite(value):  # a NaN label trains a NaN model
+        raise InputError("%s:%d: label %r is not a finite number" %
+                         (path, line_number, label))
+      return value
     label = (s.label_aliases or {}).get(label, label)
     self._check_label(label, path, line_number)
     return label
