@@ -219,13 +219,18 @@ class _DevSet:
     return self.metrics(self.predict(trainer)[1])
 
 
+# Recorded with raw_results.jsonl (data_prep.squad_predictions checks them).
+_FEATURE_SETTINGS = ("max_seq_length", "doc_stride", "max_query_length")
+
+
 def _predict(trainer, dev):
   logging.info("***** Running predictions *****")
   results, predictions = dev.predict(trainer)
   if not distribution.is_chief(trainer.strategy):
     return  # Every worker predicts; only the chief writes the outputs.
   squad_postprocess.write_raw_results(
-      os.path.join(FLAGS.output_dir, "raw_results.jsonl"), results)
+      os.path.join(FLAGS.output_dir, "raw_results.jsonl"), results,
+      {name: FLAGS[name].value for name in _FEATURE_SETTINGS})
   squad_postprocess.write_prediction_files(predictions, FLAGS.output_dir)
   logging.info("%d predictions written to %s", len(predictions.predictions),
                FLAGS.output_dir)

@@ -56,9 +56,12 @@ def atomic_output(path, mode="w", encoding="utf-8"):
     with open(tmp, mode, **kwargs) as f:
       yield f
     os.replace(tmp, path)
-  except BaseException:
+  except BaseException as e:
     if os.path.exists(tmp):
       os.remove(tmp)
+    if isinstance(e, OSError) and e.filename is None:
+      # A failed write or close (disk full) names no file: name the output.
+      raise OSError(e.errno, e.strerror, path) from e
     raise
 
 

@@ -116,7 +116,9 @@ def read_hf_weights(model_dir):
     layout), and the sorted HF names that have no TF1 counterpart (e.g.
     `position_ids`, the tied `cls.predictions.decoder.*`).
   """
-  from safetensors import safe_open  # pylint: disable=g-import-not-at-top
+  # pylint: disable=g-import-not-at-top
+  from safetensors import safe_open
+  from safetensors import SafetensorError
   files = sorted(glob.glob(os.path.join(model_dir, "*.safetensors")))
   if not files:
     raise InputError("%s: no *.safetensors weights (HF format expected)" %
@@ -132,7 +134,7 @@ def read_hf_weights(model_dir):
             continue
           value = np.asarray(f.get_tensor(hf_name), dtype=np.float32)
           arrays[name] = value.T if transpose else value
-    except (OSError, ValueError, TypeError) as e:
+    except (OSError, ValueError, TypeError, SafetensorError) as e:
       raise InputError("%s: unreadable safetensors file (%s)" %
                        (path, str(e).splitlines()[0])) from e
   return arrays, sorted(unused)

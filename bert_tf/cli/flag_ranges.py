@@ -1,18 +1,24 @@
-"""The range of every numeric flag of every entry point, checked in one place.
+"""Flag checks every entry point gets before `main`, in one place.
 
 A negative --save_checkpoints_steps looped forever and a NaN --learning_rate
 trained a NaN model, so every script starts through `run_app`, which checks
-each integer/float flag the program defines against `RANGES` before `main`
-runs and turns any failure into one `ERROR:` line (`io_utils.run_cli`).
-`tests/hostile/test_flag_ranges.py` fails for a numeric flag of any entry
-point that has no entry here. TensorFlow-free (data_prep uses it).
+each integer/float flag the program defines against `RANGES`, refuses an
+output file that is one of the program's input files (`--output_file` ==
+`--input_file` destroyed the input) and an output location it cannot write
+(found before hours of work, not after), then runs `main`, turning any failure
+into one `ERROR:` line (`io_utils.run_cli`). `tests/hostile/
+test_flag_ranges.py` fails for a numeric flag of any entry point that has no
+entry here. TensorFlow-free (data_prep uses it).
 
 Example:
     if __name__ == "__main__":
-      flag_ranges.run_app(main)   # instead of flag_ranges.run_app(main)
+      flag_ranges.run_app(main)   # instead of app.run(run_cli(main))
 """
 
+import glob
 import math
+import os
+import tempfile
 
 from absl import app
 from absl import flags
@@ -127,11 +133,91 @@ def check_flag_ranges(flag_values):
         raise InputError("--%s=%s %s" % (name, value, error))
 
 
+# Flags naming files a program writes, and files it reads (comma-separated
+# globs allowed), wherever they are defined.
+OUTPUT_FILE_FLAGS = ("output_file", "glue_submission_file", "features_file")
+INPUT_FILE_FLAGS = ("input_file", "train_file", "eval_file", "predict_file",
+                    "raw_results_file", "vocab_file", "spm_model_file",
+                    "bert_config_file", "labels_file")
+
+
+def _file_key(path):
+  """Identity of a local file: (device, inode) if it exists, else its real
+  path (so links and `./x` match too)."""
+  try:
+    stat = os.stat(path)
+    return stat.st_dev, stat.st_ino
+  except OSError:
+    return os.path.realpath(path)
+
+
+def _paths(value):
+  for part in value.split(","):
+    if part and "://" not in part:
+      yield from glob.glob(part) or [part]
+
+
+def check_outputs_are_not_inputs(flag_values):
+  """InputError if an output file flag names one of the input files."""
+  inputs = {}
+  for name in INPUT_FILE_FLAGS:
+    if name in flag_values and flag_values[name].value:
+      for path in _paths(flag_values[name].value):
+        inputs.setdefault(_file_key(path), name)
+  for name in OUTPUT_FILE_FLAGS:
+    if name in flag_values and flag_values[name].value:
+      for path in _paths(flag_values[name].value):
+        if _file_key(path) in inputs:
+          raise InputError(
+              "--%s=%s is the same file as --%s: refusing to overwrite an "
+              "input" % (name, path, inputs[_file_key(path)]))
+
+
+OUTPUT_DIR_FLAGS = ("output_dir", "export_dir")
+
+
+def _writable_location(path):
+  """None if files can be created at `path` (a folder, existing or not),
+  else why not. Probes with a temporary file: permission bits say nothing
+  for root, read-only mounts or /proc."""
+  folder = path
+  while folder and not os.path.exists(folder):
+    folder = os.path.dirname(folder.rstrip(os.sep)) or "."
+  if not os.path.isdir(folder):
+    return "%s is not a directory" % folder
+  try:
+    with tempfile.TemporaryFile(dir=folder):
+      pass
+  except OSError as e:
+    return "cannot create files in %s (%s)" % (folder, e.strerror or e)
+  return None
+
+
+def check_output_locations(flag_values):
+  """InputError before any work if an output folder or file's folder cannot
+  be written (a file in the way, read-only, /proc, ...)."""
+  for name in OUTPUT_DIR_FLAGS + OUTPUT_FILE_FLAGS:
+    if name not in flag_values or not flag_values[name].value:
+      continue
+    for path in (_paths(flag_values[name].value)
+                 if name in OUTPUT_FILE_FLAGS else [flag_values[name].value]):
+      if "://" in path:
+        continue
+      if name in OUTPUT_FILE_FLAGS and os.path.isdir(path):
+        raise InputError("--%s=%s is a directory" % (name, path))
+      folder = os.path.dirname(path) if name in OUTPUT_FILE_FLAGS else path
+      problem = _writable_location(folder or ".")
+      if problem:
+        raise InputError("--%s=%s: %s" % (name, path, problem))
+
+
 def guarded(main):
-  """`main` with the range check first, inside `run_cli`'s one-line errors."""
+  """`main` after the flag checks, inside `run_cli`'s one-line errors."""
 
   def checked(argv):
     check_flag_ranges(flags.FLAGS)
+    check_outputs_are_not_inputs(flags.FLAGS)
+    check_output_locations(flags.FLAGS)
     return main(argv)
 
   return run_cli(checked)

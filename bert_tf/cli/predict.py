@@ -141,8 +141,6 @@ def main(argv):
     if not FLAGS[name].value:
       raise InputError("--%s is required" % name)
   require_file(FLAGS.input_file, "input_file")
-  if FLAGS.batch_size < 1:
-    raise InputError("--batch_size=%d: must be positive" % FLAGS.batch_size)
   count = predict(FLAGS.export_dir, FLAGS.input_file, FLAGS.output_file,
                   FLAGS.batch_size, FLAGS.progress)
   print("wrote %d predictions to %s" % (count, FLAGS.output_file))

@@ -72,6 +72,10 @@ def main(_):
                                features.append)
   results = squad_postprocess.read_raw_results(FLAGS.raw_results_file,
                                                FLAGS.max_seq_length)
+  squad_postprocess.check_raw_results(
+      FLAGS.raw_results_file, results,
+      {name: FLAGS[name].value for name in (
+          "max_seq_length", "doc_stride", "max_query_length")}, features)
   predictions = squad_postprocess.compute_predictions(
       examples, features, results, FLAGS.n_best_size, FLAGS.max_answer_length,
       FLAGS.do_lower_case, FLAGS.version_2_with_negative,

@@ -134,3 +134,33 @@ def assert_one_error(outcome, *culprits, name=""):
     assert str(culprit) in errors[0], (name, culprit, errors[0])
   assert ".tmp-" not in errors[0], (name, errors[0])
   return errors[0]
+
+
+# Tiny model and data shared by the hostile modules (fixtures/encoder/ckpt_b:
+# 1 layer, H=32, its 3000-token vocabulary; the GLUE fixture rows).
+ENCODER = REPO / "tests" / "fixtures" / "encoder"
+GLUE = REPO / "tests" / "fixtures" / "glue"
+TINY_CONFIG = {
+    "attention_probs_dropout_prob": 0.1, "hidden_act": "relu",
+    "hidden_dropout_prob": 0.1, "hidden_size": 32, "initializer_range": 0.1,
+    "intermediate_size": 64, "max_position_embeddings": 512,
+    "num_attention_heads": 2, "num_hidden_layers": 1, "type_vocab_size": 2,
+    "vocab_size": 3000}
+VOCAB = str(ENCODER / "vocab_small.txt")
+CKPT = str(ENCODER / "ckpt_b" / "bert_model.ckpt")
+
+
+def write_config(path, **changes):
+  """TINY_CONFIG with `changes` as a bert_config.json; returns its path."""
+  path.write_text(json.dumps(dict(TINY_CONFIG, **changes)))
+  return str(path)
+
+
+def classifier_args(output_dir, data_dir=GLUE / "MRPC", task="MRPC",
+                    config=str(ENCODER / "ckpt_b" / "bert_config.json")):
+  """run_classifier flags for a few steps of the tiny model."""
+  return ["--task_name=%s" % task, "--data_dir=%s" % data_dir,
+          "--vocab_file=%s" % VOCAB, "--bert_config_file=%s" % config,
+          "--max_seq_length=32", "--train_batch_size=2",
+          "--num_train_epochs=1", "--save_checkpoints_steps=0",
+          "--output_dir=%s" % output_dir, "--noprogress"]
