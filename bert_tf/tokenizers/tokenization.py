@@ -190,7 +190,7 @@ class _UnkWatch:
   """Warns once if [UNK] is a large share of the first pieces tokenized
   (a vocabulary that does not fit the text)."""
 
-  SAMPLE, SHARE = 2000, 0.1
+  SAMPLE, SHARE = 500, 0.1
 
   def __init__(self, vocab_file):
     self.vocab_file, self.pieces, self.unknown = vocab_file, 0, 0

@@ -18,6 +18,8 @@ from bert_tf.io_utils import InputError
 from data_prep.classifier.example import InputExample
 from data_prep.classifier.tsv_reader import read_tsv_rows
 
+_FLOAT32_MAX = 3.4028234663852886e38
+
 SPLITS = ("train", "dev", "test")
 
 
@@ -125,8 +127,9 @@ class ClassifierProcessor:
         value = float(label)
       except ValueError:
         value = math.nan
-      if not math.isfinite(value):  # a NaN label trains a NaN model
-        raise InputError("%s:%d: label %r is not a finite number" %
+      # A NaN label trains a NaN model; the records hold float32.
+      if not math.isfinite(value) or abs(value) > _FLOAT32_MAX:
+        raise InputError("%s:%d: label %r is not a finite float32 number" %
                          (path, line_number, label))
       return value
     label = (s.label_aliases or {}).get(label, label)
