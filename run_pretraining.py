@@ -173,7 +173,7 @@ def main(_):
     # As the original: --max_eval_steps batches of --input_file, in order.
     dataset = input_pipeline.eval_dataset(
         input_files, specs, FLAGS.eval_batch_size, repeat=True,
-        drop_remainder=True).take(FLAGS.max_eval_steps)
+        drop_remainder=True, max_batches=FLAGS.max_eval_steps)
     return trainer.evaluate(dataset, FLAGS.eval_batch_size)
 
   hook = eval_flags.eval_hook(FLAGS, evaluate, FLAGS.bert_config_file,

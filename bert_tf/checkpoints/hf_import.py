@@ -91,6 +91,8 @@ def read_hf_config(model_dir):
   except (OSError, ValueError) as e:
     raise InputError("cannot read HF config %s: %s" %
                      (path, str(e).splitlines()[0])) from e
+  if not isinstance(hf, dict):
+    raise InputError("HF config %s is not a JSON object" % path)
   if hf.get("model_type", "bert") != "bert":
     raise InputError("%s: model_type %r is not 'bert'" %
                      (path, hf.get("model_type")))

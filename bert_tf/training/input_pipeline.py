@@ -118,14 +118,18 @@ def damaged_input(input_files, error):
 
 
 def eval_dataset(input_files, name_to_features, global_batch_size,
-                 repeat=False, drop_remainder=False):
+                 repeat=False, drop_remainder=False, max_batches=None):
   """Sequential global batches for `Trainer.evaluate` / `Trainer.predict`.
 
-  `repeat=True, drop_remainder=True` plus `.take(max_eval_steps)` is the
+  `repeat=True, drop_remainder=True, max_batches=max_eval_steps` is the
   original pre-training eval; the defaults are one full pass.
   """
   records = tf.data.TFRecordDataset(list(input_files))
   if repeat:
     records = records.repeat()
-  return _parse_and_batch(records, name_to_features, global_batch_size,
-                          drop_remainder)
+  dataset = _parse_and_batch(records, name_to_features, global_batch_size,
+                             drop_remainder)
+  if max_batches is not None:
+    dataset = dataset.take(max_batches)
+  dataset.input_files = list(input_files)  # for `damaged_input`
+  return dataset

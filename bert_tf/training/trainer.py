@@ -398,10 +398,14 @@ class Trainer:
           padded.with_options(options))
       batches = (batch_padding.concat_replicas(self.strategy, run(f))
                  for f in dist)
-    for result in batches:
-      result = {k: np.asarray(v) for k, v in result.items()}
-      valid = result.pop(batch_padding.VALID)
-      yield {k: v[valid] for k, v in result.items()}
+    try:
+      for result in batches:
+        result = {k: np.asarray(v) for k, v in result.items()}
+        valid = result.pop(batch_padding.VALID)
+        yield {k: v[valid] for k, v in result.items()}
+    except tf.errors.DataLossError as e:
+      raise InputError(input_pipeline.damaged_input(
+          getattr(dataset, "input_files", ()), e)) from e
 
   def use_loaded_weights(self, global_step):
     """Evaluates/predicts with the weights now in `self.model` (e.g. loaded

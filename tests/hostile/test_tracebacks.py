@@ -131,6 +131,10 @@ def test_damaged_files_and_bad_locations_are_one_line(tmp_path):
           [str(hf / "model.safetensors")]),
       "corrupt_tfrecord_met_in_training": (
           "run_pretraining", pretrain, [str(records), "damaged TFRecord"]),
+      "corrupt_tfrecord_met_in_eval": (
+          "run_pretraining", [a for a in pretrain if a != "--do_train"] + [
+              "--do_eval", "--output_dir=%s" % (tmp_path / "ev")],
+          [str(records), "damaged TFRecord"]),
       "config_hidden_size_string": (
           "run_classifier", classifier_args(out, config=write_config(
               tmp_path / "s.json", hidden_size="768")) + ["--do_train"],
