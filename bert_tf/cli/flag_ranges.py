@@ -199,6 +199,13 @@ def check_output_locations(flag_values):
   for name in OUTPUT_DIR_FLAGS + OUTPUT_FILE_FLAGS:
     if name not in flag_values or not flag_values[name].value:
       continue
+    # Read, not written: plot_run's run folder when the PNG goes elsewhere,
+    # bert_tf.predict's existing SavedModel.
+    if name == "output_dir" and "output_file" in flag_values and (
+        flag_values["output_file"].value):
+      continue
+    if name == "export_dir" and os.path.exists(flag_values[name].value):
+      continue
     for path in (_paths(flag_values[name].value)
                  if name in OUTPUT_FILE_FLAGS else [flag_values[name].value]):
       if "://" in path:

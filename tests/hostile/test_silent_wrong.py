@@ -137,6 +137,11 @@ def test_empty_and_non_utf8_inputs(tmp_path):
   (tsv16 / "train.tsv").write_bytes(
       (GLUE / "MRPC" / "train.tsv").read_text(encoding="utf-8-sig").encode(
           "utf-16-le"))
+  conll16 = tmp_path / "conll16"
+  conll16.mkdir()
+  (conll16 / "train.txt").write_bytes(
+      (FIXTURES / "ner" / "train.txt").read_text(encoding="utf-8").encode(
+          "utf-16-le"))
   vocab16 = tmp_path / "vocab16.txt"
   vocab16.write_bytes(open(VOCAB, "rb").read().decode("utf-8").encode(
       "utf-16"))
@@ -160,6 +165,12 @@ def test_empty_and_non_utf8_inputs(tmp_path):
           ["--task_name=mrpc", "--data_dir=%s" % tsv16, "--split=train",
            "--vocab_file=" + VOCAB, "--output_file=%s" % (tmp_path / "t")],
           [str(tsv16 / "train.tsv"), "NUL"]),
+      "utf16_conll": (
+          "run_ner",
+          ["--data_dir=%s" % conll16, "--do_train", "--vocab_file=" + VOCAB,
+           "--bert_config_file=%s" % write_config(tmp_path / "c.json"),
+           "--output_dir=%s" % (tmp_path / "ner")],
+          ["%s:1:" % (conll16 / "train.txt"), "NUL"]),
       "utf16_vocab": (
           "data_prep.create_pretraining_data",
           ["--input_file=%s" % SAMPLE_TEXT, "--vocab_file=%s" % vocab16,
@@ -170,8 +181,8 @@ def test_empty_and_non_utf8_inputs(tmp_path):
   for (name, (_, _, culprits)), outcome in zip(cases.items(), outcomes):
     assert_one_error(outcome, *culprits, name=name)
   assert sorted(os.listdir(tmp_path)) == sorted(
-      ["empty.txt", "utf16.txt", "latin1.txt", "MRPC16", "vocab16.txt",
-       "c.json"])
+      ["empty.txt", "utf16.txt", "latin1.txt", "MRPC16", "conll16",
+       "vocab16.txt", "c.json"])
 
 
 def _squad_slice(tmp_path):
