@@ -11,6 +11,7 @@ from tests.hostile.harness import assert_one_error
 from tests.hostile.harness import ENTRY_POINTS
 from tests.hostile.harness import numeric_flags
 from tests.hostile.harness import run_cases
+from tests.hostile.harness import run_command
 
 
 def test_every_numeric_flag_of_every_entry_point_has_a_range():
@@ -97,3 +98,13 @@ def test_out_of_range_flags_stop_with_one_line_before_any_work(tmp_path):
                             name="%s %s" % (entry, flag))
     assert line.startswith("ERROR: --%s=" % name), line
   assert not out.exists()
+
+
+def test_the_command_lines_go_through_run_app(tmp_path):
+  # The hang, as typed: ends at once with one line.
+  outcome = run_command(["run_classifier.py", "--task_name=MRPC",
+                         "--save_checkpoints_steps=-3", "--do_train",
+                         "--output_dir=%s" % tmp_path])
+  assert_one_error(outcome, "--save_checkpoints_steps=-3 must be >= 0")
+  outcome = run_command(["-m", "data_prep.squad", "--doc_stride=0"])
+  assert_one_error(outcome, "--doc_stride=0 must be >= 1")
