@@ -74,7 +74,7 @@ def require_file(path, flag_name):
     raise InputError("--%s=%s: no such file" % (flag_name, path))
 
 
-def decode_text(raw, path, first_line=1):
+def decode_text(raw, path, start_line=1):
   """`raw` bytes of `path` as str; InputError naming `path:line` unless they
   are UTF-8 text (bad bytes, or NUL bytes: UTF-16/32 or binary data)."""
   position = raw.find(b"\x00")
@@ -85,7 +85,7 @@ def decode_text(raw, path, first_line=1):
     if position < 0 or e.start < position:
       position, problem = e.start, "not UTF-8 (%s)" % e.reason
   if position >= 0:
-    raise InputError("%s:%d: %s" % (path, first_line + raw.count(
+    raise InputError("%s:%d: %s" % (path, start_line + raw.count(
         b"\n", 0, position), problem))
   return text
 
@@ -99,8 +99,9 @@ def _is_library_error(e, package):
   return type(e).__module__.split(".")[0].lstrip("_") == package
 
 
-def _first_line(text):
-  """The first line of a TF message, without its function/op decorations."""
+def first_line(text):
+  """The first line of a (TF) message, without its function/op
+  decorations."""
   line = next((l for l in str(text).splitlines() if l.strip()), "")
   line = re.sub(r"^\{\{function_node [^}]*\}\}\s*", "", line)
   return re.sub(r"\s*\[Op:[^\]]*\].*$", "", line).strip()
@@ -112,13 +113,13 @@ def error_line(e):
     return str(e).replace("\n", " ")
   if isinstance(e, OSError) and not _is_library_error(e, "tensorflow"):
     if e.filename is None:
-      return _first_line(e)
-    return "%s: %s" % (user_path(e.filename), e.strerror or _first_line(e))
+      return first_line(e)
+    return "%s: %s" % (user_path(e.filename), e.strerror or first_line(e))
   if _is_library_error(e, "tensorflow") and hasattr(e, "error_code"):
     # tf.errors.*: DataLossError names the damaged checkpoint shard, ...
-    return "%s: %s" % (type(e).__name__, _first_line(user_path(e.message)))
+    return "%s: %s" % (type(e).__name__, first_line(user_path(e.message)))
   if _is_library_error(e, "safetensors"):
-    return "safetensors: %s" % _first_line(e)
+    return "safetensors: %s" % first_line(e)
   return None
 
 

@@ -20,6 +20,7 @@ Example:
 
 import tensorflow as tf
 
+from bert_tf.io_utils import first_line
 from bert_tf.records import task_schemas
 
 _AUTOTUNE = tf.data.AUTOTUNE
@@ -112,9 +113,8 @@ def damaged_input(input_files, error):
       for _ in tf.data.TFRecordDataset(path).batch(1024):
         pass
     except tf.errors.DataLossError as e:
-      return "%s: damaged TFRecord file (%s)" % (path, e.message.split(
-          "}}")[-1].split(" [Op:")[0].strip())
-  return "damaged input (%s)" % error.message.splitlines()[0]
+      return "%s: damaged TFRecord file (%s)" % (path, first_line(e.message))
+  return "damaged input (%s)" % first_line(error.message)
 
 
 def eval_dataset(input_files, name_to_features, global_batch_size,
