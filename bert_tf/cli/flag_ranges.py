@@ -25,7 +25,6 @@ from absl import flags
 
 from bert_tf.io_utils import InputError
 from bert_tf.io_utils import run_cli
-from bert_tf.cli import flag_ranges
 
 
 class _Range:
@@ -231,5 +230,5 @@ def guarded(main):
 
 
 def run_app(main):
-  """`app.run` for every entry point: flag ranges, then `main`."""
+  """`app.run` for every entry point: the flag checks, then `main`."""
   app.run(guarded(main))
