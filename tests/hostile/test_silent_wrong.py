@@ -66,7 +66,14 @@ def test_training_inputs_that_poison_the_model(tmp_path):
               tmp_path / "h.json", num_attention_heads=3)) + ["--do_train"],
           [str(tmp_path / "h.json"), "'hidden_size'"]),
   }
-  outcomes = run_cases([("run_classifier", a) for a, _ in cases.values()])
+  outcomes = run_cases([("run_classifier", a) for a, _ in cases.values()] + [
+      ("run_multiple_choice",
+       ["--data_dir=%s" % (FIXTURES / "swag"), "--do_train",
+        "--vocab_file=" + VOCAB, "--output_dir=%s" % out,
+        "--bert_config_file=%s" % write_config(tmp_path / "z.json",
+                                               num_hidden_layers=0)])])
+  cases["zero_layer_multiple_choice"] = (None, ["z.json",
+                                                "'num_hidden_layers'"])
   for (name, (_, culprits)), outcome in zip(cases.items(), outcomes):
     assert_one_error(outcome, *culprits, name=name)
   # The poisoned run saved nothing.

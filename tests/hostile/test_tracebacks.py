@@ -198,3 +198,60 @@ def test_tensorflow_errors_are_their_first_line():
       "DataLossError: TensorBundle at /m/ckpt shard 0: Checksum does not "
       "match")
   assert TINY_CONFIG["vocab_size"] == 3000
+
+
+def test_the_other_families_too(tmp_path):
+  a_file = tmp_path / "a_file"
+  a_file.write_text("x")
+  model = ["--vocab_file=" + VOCAB,
+           "--bert_config_file=%s" % write_config(tmp_path / "c.json")]
+  dropout = write_config(tmp_path / "d.json", attention_probs_dropout_prob=1)
+  squad = tmp_path / "squad.json"
+  squad.write_bytes(gzip.decompress(
+      (FIXTURES / "squad" / "small_v1.json.gz").read_bytes()))
+  raw = tmp_path / "raw_results.jsonl"
+  raw.write_text('{"unique_id": 1000000000, "start_logits": [0.0\n')
+  # name -> (entry point, argv, what the line must name)
+  cases = {
+      "squad_output_dir_is_a_file": (
+          "run_squad", model + ["--do_predict", "--predict_file=%s" % squad,
+                                "--output_dir=%s" % a_file],
+          ["--output_dir=%s" % a_file, "not a directory"]),
+      "ner_dropout_1": (
+          "run_ner", ["--data_dir=%s" % (FIXTURES / "ner"), "--do_train",
+                      "--vocab_file=" + VOCAB, "--bert_config_file=" + dropout,
+                      "--output_dir=%s" % (tmp_path / "ner")],
+          ["d.json", "'attention_probs_dropout_prob'"]),
+      "multiple_choice_dropout_1": (
+          "run_multiple_choice",
+          ["--data_dir=%s" % (FIXTURES / "swag"), "--do_train",
+           "--vocab_file=" + VOCAB, "--bert_config_file=" + dropout,
+           "--output_dir=%s" % (tmp_path / "mc")],
+          ["d.json", "'attention_probs_dropout_prob'"]),
+      "squad_predictions_truncated_raw_results": (
+          "data_prep.squad_predictions",
+          ["--predict_file=%s" % squad, "--raw_results_file=%s" % raw,
+           "--vocab_file=" + VOCAB, "--output_dir=%s" % (tmp_path / "p")],
+          ["%s line 1" % raw]),
+      "export_checkpoint_output_dir_under_proc": (
+          "bert_tf.export_checkpoint",
+          ["--model_dir=%s" % tmp_path, "--output_dir=/proc/hostile"] +
+          model[1:], ["--output_dir=/proc/hostile", "/proc"]),
+      "export_saved_model_under_a_file": (
+          "bert_tf.export_saved_model",
+          ["--task=encoder", "--checkpoint=" + CKPT,
+           "--export_dir=%s" % (a_file / "model")] + model,
+          [str(a_file), "not a directory"]),
+      "predict_output_under_proc": (
+          "bert_tf.predict",
+          ["--export_dir=%s" % tmp_path, "--input_file=%s" % squad,
+           "--output_file=/proc/hostile/out.jsonl"],
+          ["--output_file=/proc/hostile/out.jsonl"]),
+      "plot_output_file_under_a_file": (
+          "bert_tf.plot_run", ["--output_dir=%s" % tmp_path,
+                               "--output_file=%s" % (a_file / "p.png")],
+          [str(a_file), "not a directory"]),
+  }
+  outcomes = run_cases([(e, a) for e, a, _ in cases.values()])
+  for (name, (_, _, culprits)), outcome in zip(cases.items(), outcomes):
+    assert_one_error(outcome, *culprits, name=name)

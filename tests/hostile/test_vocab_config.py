@@ -70,6 +70,16 @@ def test_vocabulary_and_config_mismatches_stop_at_start_up(tmp_path):
       "one_type_pairs_extract": (
           "extract_features", _extract(tmp_path, pairs, type_vocab_size=1),
           [str(pairs), "type_vocab_size is 1"]),
+      "vocab_over_vocab_size_ner": (
+          "run_ner", ["--data_dir=%s" % (FIXTURES / "ner"), "--do_train",
+                      "--vocab_file=" + VOCAB, "--bert_config_file=" + small,
+                      "--output_dir=%s" % out], [VOCAB, "vocab_size 100"]),
+      "one_type_multiple_choice": (
+          "run_multiple_choice",
+          ["--data_dir=%s" % (FIXTURES / "swag"), "--do_train",
+           "--vocab_file=" + VOCAB, "--bert_config_file=" + one_type,
+           "--output_dir=%s" % out],
+          ["multiple choice", "type_vocab_size is 1"]),
       "one_type_pretraining": (
           "run_pretraining",
           ["--input_file=%s" % tmp_path, "--output_dir=%s" % out,
