@@ -14,7 +14,6 @@ import os
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 # pylint: disable=g-import-not-at-top,wrong-import-position
-from absl import app
 from absl import flags
 from absl import logging
 import tqdm
@@ -28,7 +27,7 @@ from bert_tf.tasks.feature_extraction import FeatureExtractor
 from bert_tf.io_utils import atomic_output
 from bert_tf.io_utils import InputError
 from bert_tf.io_utils import require_file
-from bert_tf.io_utils import run_cli
+from bert_tf.cli import flag_ranges
 from data_prep.extract_features.examples import convert_examples_to_features
 from data_prep.extract_features.examples import read_examples
 
@@ -82,7 +81,12 @@ def main(argv):
     raise InputError(str(e)) from e
   tokenizer = tokenization.FullTokenizer(FLAGS.vocab_file,
                                          FLAGS.do_lower_case)
+  config.check_vocab(tokenizer.vocab, FLAGS.vocab_file)
   examples = read_examples(FLAGS.input_file)
+  if not examples:
+    raise InputError("--input_file=%s: no lines" % FLAGS.input_file)
+  config.check_segments(any(e.text_b for e in examples),
+                        "--input_file=%s" % FLAGS.input_file)
   features = convert_examples_to_features(examples, FLAGS.max_seq_length,
                                           tokenizer)
   encoder, _, _ = pretrained.load_tf1_model(config, FLAGS.init_checkpoint)
@@ -96,7 +100,7 @@ def main(argv):
 
 def run():
   """Console-script entry point (flags are defined at import)."""
-  app.run(run_cli(main))
+  flag_ranges.run_app(main)
 
 
 if __name__ == "__main__":

@@ -31,7 +31,6 @@ import os
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 # pylint: disable=g-import-not-at-top,wrong-import-position
-from absl import app
 from absl import flags
 from absl import logging
 import tensorflow as tf
@@ -49,7 +48,7 @@ from bert_tf.tasks.classification import ClassificationTask
 from bert_tf.io_utils import atomic_output
 from bert_tf.io_utils import InputError
 from bert_tf.io_utils import require_file
-from bert_tf.io_utils import run_cli
+from bert_tf.cli import flag_ranges
 from data_prep.classifier import flags as classifier_flags
 from data_prep.classifier.features import write_examples_to_tfrecord
 
@@ -176,12 +175,15 @@ def main(_):
   processor = classifier_flags.processor_from_flags(FLAGS)
   tokenizer = load_tokenizer(FLAGS.vocab_file, FLAGS.do_lower_case,
                              FLAGS.spm_model_file)
+  config.check_vocab(tokenizer.vocab, FLAGS.spm_model_file or FLAGS.vocab_file)
   is_regression = processor.is_regression
   num_labels = 1 if is_regression else len(processor.get_labels())
   classification = ClassificationTask(config, num_labels,
                                       FLAGS.max_seq_length,
                                       processor.is_multi_label)
   task = _Task(processor, tokenizer, classification)
+  config.check_segments(any(e.text_b for split in task.examples.values()
+                            for e in split), "--task_name=%s" % processor.name)
   num_train_steps, num_warmup_steps, steps_per_epoch = 0, 0, None
   if FLAGS.do_train:
     steps_per_epoch = len(task.examples["train"]) / FLAGS.train_batch_size
@@ -223,7 +225,7 @@ def main(_):
 
 def run():
   """Console-script entry point (flags are defined at import)."""
-  app.run(run_cli(main))
+  flag_ranges.run_app(main)
 
 
 if __name__ == "__main__":

@@ -31,7 +31,6 @@ import os
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 # pylint: disable=g-import-not-at-top,wrong-import-position
-from absl import app
 from absl import flags
 from absl import logging
 import tensorflow as tf
@@ -43,13 +42,13 @@ from bert_tf.cli import script_runner
 from bert_tf.io_utils import atomic_output
 from bert_tf.io_utils import InputError
 from bert_tf.io_utils import require_file
-from bert_tf.io_utils import run_cli
 from bert_tf.modeling.bert_config import BertConfig
 from bert_tf.tasks import classifier_results
 from bert_tf.tasks.base import write_eval_results
 from bert_tf.tasks.multiple_choice import MultipleChoiceTask
 from bert_tf.tokenizers.loading import load_tokenizer
 from bert_tf.training import input_pipeline
+from bert_tf.cli import flag_ranges
 from data_prep.multiple_choice import examples as mc_examples
 from data_prep.multiple_choice.features import write_records
 
@@ -162,8 +161,12 @@ def main(_):
   # Every file is read now, so a bad row fails before any output.
   examples, num_choices = _read_splits()
   task = MultipleChoiceTask(config, num_choices, FLAGS.max_seq_length)
-  records = _Records(examples, load_tokenizer(
-      FLAGS.vocab_file, FLAGS.do_lower_case, FLAGS.spm_model_file), task)
+  tokenizer = load_tokenizer(FLAGS.vocab_file, FLAGS.do_lower_case,
+                             FLAGS.spm_model_file)
+  config.check_vocab(tokenizer.vocab,
+                     FLAGS.spm_model_file or FLAGS.vocab_file)
+  config.check_segments(True, "multiple choice (context + ending)")
+  records = _Records(examples, tokenizer, task)
 
   num_train_steps, num_warmup_steps, steps_per_epoch = 0, 0, None
   if FLAGS.do_train:
@@ -202,5 +205,10 @@ def main(_):
     logging.info("wrote %s", path)
 
 
+def run():
+  """Console-script entry point (flags are defined at import)."""
+  flag_ranges.run_app(main)
+
+
 if __name__ == "__main__":
-  app.run(run_cli(main))
+  run()

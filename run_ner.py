@@ -44,7 +44,6 @@ import random
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 # pylint: disable=g-import-not-at-top,wrong-import-position
-from absl import app
 from absl import flags
 from absl import logging
 import numpy as np
@@ -57,13 +56,13 @@ from bert_tf.cli import script_runner
 from bert_tf.io_utils import atomic_output
 from bert_tf.io_utils import InputError
 from bert_tf.io_utils import require_file
-from bert_tf.io_utils import run_cli
 from bert_tf.modeling.bert_config import BertConfig
 from bert_tf.tasks.base import write_eval_results
 from bert_tf.tasks.tagging import check_feature_mode
 from bert_tf.tasks.tagging import TaggingTask
 from bert_tf.tokenizers.loading import load_tokenizer
 from bert_tf.training import input_pipeline
+from bert_tf.cli import flag_ranges
 from data_prep.ner import conll
 from data_prep.ner import evaluation
 from data_prep.ner.features import Featurizer
@@ -257,10 +256,12 @@ class _Tagger:
 def main(_):
   config = _check_flags()
   sentences, labels = _read_splits()
-  featurizer = Featurizer(
-      load_tokenizer(FLAGS.vocab_file, FLAGS.do_lower_case,
-                     FLAGS.spm_model_file),
-      labels, FLAGS.max_seq_length, FLAGS.document_context)
+  tokenizer = load_tokenizer(FLAGS.vocab_file, FLAGS.do_lower_case,
+                             FLAGS.spm_model_file)
+  config.check_vocab(tokenizer.vocab,
+                     FLAGS.spm_model_file or FLAGS.vocab_file)
+  featurizer = Featurizer(tokenizer, labels, FLAGS.max_seq_length,
+                          FLAGS.document_context)
   windows = {split: featurizer.windows(s) for split, s in sentences.items()}
   for split, split_windows in windows.items():
     logging.info("%s: %d sentences -> %d windows", split,
@@ -293,5 +294,10 @@ def main(_):
       tagger.write(trainer, split)
 
 
+def run():
+  """Console-script entry point (flags are defined at import)."""
+  flag_ranges.run_app(main)
+
+
 if __name__ == "__main__":
-  app.run(run_cli(main))
+  run()

@@ -34,7 +34,6 @@ import os
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 # pylint: disable=g-import-not-at-top,wrong-import-position
-from absl import app
 from absl import flags
 from absl import logging
 import tensorflow as tf
@@ -48,9 +47,9 @@ from bert_tf.modeling.bert_config import BertConfig
 from bert_tf.tasks.dynamic_masking import DynamicMasking
 from bert_tf.io_utils import InputError
 from bert_tf.io_utils import require_file
-from bert_tf.io_utils import run_cli
 from bert_tf.tasks.base import write_eval_results
 from bert_tf.tasks.pretraining import PretrainingTask
+from bert_tf.cli import flag_ranges
 from data_prep.pretraining.documents import expand_input_files
 
 FLAGS = flags.FLAGS
@@ -161,6 +160,7 @@ def main(_):
   _check_flags()
   config = BertConfig.from_json_file(FLAGS.bert_config_file)
   config.check_max_seq_length(FLAGS.max_seq_length)
+  config.check_segments(True, "pre-training (next sentence prediction)")
   input_files = expand_input_files(FLAGS.input_file)
   for path in input_files:
     check_records(path, FLAGS.max_seq_length, FLAGS.max_predictions_per_seq)
@@ -173,7 +173,7 @@ def main(_):
     # As the original: --max_eval_steps batches of --input_file, in order.
     dataset = input_pipeline.eval_dataset(
         input_files, specs, FLAGS.eval_batch_size, repeat=True,
-        drop_remainder=True).take(FLAGS.max_eval_steps)
+        drop_remainder=True, max_batches=FLAGS.max_eval_steps)
     return trainer.evaluate(dataset, FLAGS.eval_batch_size)
 
   hook = eval_flags.eval_hook(FLAGS, evaluate, FLAGS.bert_config_file,
@@ -199,7 +199,7 @@ def main(_):
 
 def run():
   """Console-script entry point (flags are defined at import)."""
-  app.run(run_cli(main))
+  flag_ranges.run_app(main)
 
 
 if __name__ == "__main__":

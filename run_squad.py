@@ -39,7 +39,6 @@ import random
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 # pylint: disable=g-import-not-at-top,wrong-import-position
-from absl import app
 from absl import flags
 from absl import logging
 import tensorflow as tf
@@ -55,8 +54,9 @@ from bert_tf.modeling.bert_config import BertConfig
 from bert_tf.io_utils import atomic_output
 from bert_tf.io_utils import InputError
 from bert_tf.io_utils import require_file
-from bert_tf.io_utils import run_cli
+from bert_tf.tokenizers.loading import load_tokenizer
 from bert_tf.tasks.squad import SquadTask
+from bert_tf.cli import flag_ranges
 from data_prep.squad import evaluation as squad_evaluation
 from data_prep.squad import flags as squad_flags
 from data_prep.squad import postprocess as squad_postprocess
@@ -130,11 +130,12 @@ def _check_flags():
   config.check_max_seq_length(FLAGS.max_seq_length)
   check_feature_settings(FLAGS.max_seq_length, FLAGS.doc_stride,
                          FLAGS.max_query_length)
-  for name in ("train_batch_size", "predict_batch_size", "n_best_size"):
-    if FLAGS[name].value < 1:
-      raise InputError("--%s must be >= 1, got %d" % (name, FLAGS[name].value))
   if not FLAGS.spm_model_file:
     require_file(FLAGS.vocab_file, "vocab_file")
+  config.check_vocab(load_tokenizer(FLAGS.vocab_file, FLAGS.do_lower_case,
+                                    FLAGS.spm_model_file).vocab,
+                     FLAGS.spm_model_file or FLAGS.vocab_file)
+  config.check_segments(True, "SQuAD (question + context)")
   return config
 
 
@@ -218,13 +219,18 @@ class _DevSet:
     return self.metrics(self.predict(trainer)[1])
 
 
+# Recorded with raw_results.jsonl (data_prep.squad_predictions checks them).
+_FEATURE_SETTINGS = ("max_seq_length", "doc_stride", "max_query_length")
+
+
 def _predict(trainer, dev):
   logging.info("***** Running predictions *****")
   results, predictions = dev.predict(trainer)
   if not distribution.is_chief(trainer.strategy):
     return  # Every worker predicts; only the chief writes the outputs.
   squad_postprocess.write_raw_results(
-      os.path.join(FLAGS.output_dir, "raw_results.jsonl"), results)
+      os.path.join(FLAGS.output_dir, "raw_results.jsonl"), results,
+      {name: FLAGS[name].value for name in _FEATURE_SETTINGS})
   squad_postprocess.write_prediction_files(predictions, FLAGS.output_dir)
   logging.info("%d predictions written to %s", len(predictions.predictions),
                FLAGS.output_dir)
@@ -273,7 +279,7 @@ def main(_):
 
 def run():
   """Console-script entry point (flags are defined at import)."""
-  app.run(run_cli(main))
+  flag_ranges.run_app(main)
 
 
 if __name__ == "__main__":

@@ -9,16 +9,15 @@ r"""python -m bert_tf.export_saved_model: trained model -> raw-text SavedModel.
 The code lives in `bert_tf.cli.export_saved_model` (see its docstring).
 """
 
-from absl import app
 from absl import flags
 
 from bert_tf.cli import bert_flags
 from bert_tf.cli import export_saved_model
-from bert_tf.io_utils import run_cli
+from bert_tf.cli import flag_ranges
 
 if __name__ == "__main__":
   export_saved_model.define_flags()
   # --helpshort lists this command's flags.
   flags.adopt_module_key_flags(export_saved_model)
   flags.adopt_module_key_flags(bert_flags)
-  app.run(run_cli(export_saved_model.main))
+  flag_ranges.run_app(export_saved_model.main)

@@ -4,12 +4,14 @@ Example:
     with atomic_output("out/predictions.json") as f:
       f.write(text)
 
-`InputError` carries a message for the user; `run_cli` turns it (and other
-expected failures) into a single `ERROR: ...` line and exit status 1.
+`InputError` carries a message for the user; `run_cli` turns it (and every
+OS, TensorFlow or safetensors failure) into a single `ERROR: ...` line and
+exit status 1. `decode_text` reads text inputs strictly as UTF-8.
 """
 
 import contextlib
 import os
+import re
 import sys
 import uuid
 
@@ -54,9 +56,12 @@ def atomic_output(path, mode="w", encoding="utf-8"):
     with open(tmp, mode, **kwargs) as f:
       yield f
     os.replace(tmp, path)
-  except BaseException:
+  except BaseException as e:
     if os.path.exists(tmp):
       os.remove(tmp)
+    if isinstance(e, OSError) and e.filename is None:
+      # A failed write or close (disk full) names no file: name the output.
+      raise OSError(e.errno, e.strerror, path) from e
     raise
 
 
@@ -69,20 +74,70 @@ def require_file(path, flag_name):
     raise InputError("--%s=%s: no such file" % (flag_name, path))
 
 
+def decode_text(raw, path, start_line=1):
+  """`raw` bytes of `path` as str; InputError naming `path:line` unless they
+  are UTF-8 text (bad bytes, or NUL bytes: UTF-16/32 or binary data)."""
+  position = raw.find(b"\x00")
+  problem = "a NUL byte (UTF-16 or binary data?)"
+  try:
+    text = raw.decode("utf-8")
+  except UnicodeDecodeError as e:
+    if position < 0 or e.start < position:
+      position, problem = e.start, "not UTF-8 (%s)" % e.reason
+  if position >= 0:
+    raise InputError("%s:%d: %s" % (path, start_line + raw.count(
+        b"\n", 0, position), problem))
+  return text
+
+
+def user_path(path):
+  """`path` without the temporary suffix of `atomic_output`."""
+  return re.sub(r"\.tmp-[0-9a-f]{8}", "", str(path))
+
+
+def _is_library_error(e, package):
+  return type(e).__module__.split(".")[0].lstrip("_") == package
+
+
+def first_line(text):
+  """The first line of a (TF) message, without its function/op
+  decorations."""
+  line = next((l for l in str(text).splitlines() if l.strip()), "")
+  line = re.sub(r"^\{\{function_node [^}]*\}\}\s*", "", line)
+  return re.sub(r"\s*\[Op:[^\]]*\].*$", "", line).strip()
+
+
+def error_line(e):
+  """The one line `run_cli` prints for `e`, or None if `e` is a bug."""
+  if isinstance(e, InputError):
+    return str(e).replace("\n", " ")
+  if isinstance(e, OSError) and not _is_library_error(e, "tensorflow"):
+    if e.filename is None:
+      return first_line(e)
+    return "%s: %s" % (user_path(e.filename), e.strerror or first_line(e))
+  if _is_library_error(e, "tensorflow") and hasattr(e, "error_code"):
+    # tf.errors.*: DataLossError names the damaged checkpoint shard, ...
+    return "%s: %s" % (type(e).__name__, first_line(user_path(e.message)))
+  if _is_library_error(e, "safetensors"):
+    return "safetensors: %s" % first_line(e)
+  return None
+
+
 def run_cli(main):
   """Wraps an absl `main(argv)` so expected failures print one line.
 
-  Use as `app.run(run_cli(main))`.
+  Scripts use it through `bert_tf.cli.flag_ranges.run_app`. Other exceptions
+  are bugs and keep their traceback.
   """
 
   def wrapped(argv):
     try:
       return main(argv)
-    except InputError as e:
-      sys.stderr.write("ERROR: %s\n" % str(e).replace("\n", " "))
-      sys.exit(1)
-    except (FileNotFoundError, IsADirectoryError, PermissionError) as e:
-      sys.stderr.write("ERROR: %s: %s\n" % (e.filename, e.strerror))
+    except Exception as e:  # pylint: disable=broad-except
+      line = error_line(e)
+      if line is None:
+        raise
+      sys.stderr.write("ERROR: %s\n" % line)
       sys.exit(1)
 
   return wrapped

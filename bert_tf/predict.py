@@ -6,14 +6,13 @@ r"""python -m bert_tf.predict: raw text -> predictions with a SavedModel.
 The code lives in `bert_tf.cli.predict` (see its docstring).
 """
 
-from absl import app
 from absl import flags
 
 from bert_tf.cli import predict
-from bert_tf.io_utils import run_cli
+from bert_tf.cli import flag_ranges
 
 if __name__ == "__main__":
   predict.define_flags()
   # --helpshort lists this command's flags.
   flags.adopt_module_key_flags(predict)
-  app.run(run_cli(predict.main))
+  flag_ranges.run_app(predict.main)

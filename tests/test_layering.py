@@ -33,7 +33,8 @@ _ALLOWED = {
     "bert_tf.cli": {"bert_tf"},
     # Pure data: tokenizers, record bytes and flag helpers only.
     "data_prep": {"bert_tf.io_utils", "bert_tf.records", "bert_tf.tokenizers",
-                  "bert_tf.tokenization", "bert_tf.cli.bert_flags"},
+                  "bert_tf.tokenization", "bert_tf.cli.bert_flags",
+                  "bert_tf.cli.flag_ranges"},
 }
 
 # Modules that turn text into features (or read them back) without TF.

@@ -120,7 +120,16 @@ def init_from_checkpoint(ckpt_prefix, name_map):
   prefix = resolve_checkpoint(ckpt_prefix)
   shapes = checkpoint_shapes(prefix)
   reader = tf.train.load_checkpoint(prefix)
-  return assign_arrays(name_map, shapes, reader.get_tensor, prefix)
+
+  def read(name):
+    try:
+      return reader.get_tensor(name)
+    except (tf.errors.OpError, IndexError, ValueError) as e:
+      # A truncated .data file or a failing checksum.
+      raise InputError("%s: unreadable checkpoint, variable %s (%s)" % (
+          prefix, name, str(e).splitlines()[0])) from e
+
+  return assign_arrays(name_map, shapes, read, prefix)
 
 
 def save_tf1_checkpoint(prefix, name_map, global_step=None):

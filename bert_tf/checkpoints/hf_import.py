@@ -91,6 +91,8 @@ def read_hf_config(model_dir):
   except (OSError, ValueError) as e:
     raise InputError("cannot read HF config %s: %s" %
                      (path, str(e).splitlines()[0])) from e
+  if not isinstance(hf, dict):
+    raise InputError("HF config %s is not a JSON object" % path)
   if hf.get("model_type", "bert") != "bert":
     raise InputError("%s: model_type %r is not 'bert'" %
                      (path, hf.get("model_type")))
@@ -116,7 +118,9 @@ def read_hf_weights(model_dir):
     layout), and the sorted HF names that have no TF1 counterpart (e.g.
     `position_ids`, the tied `cls.predictions.decoder.*`).
   """
-  from safetensors import safe_open  # pylint: disable=g-import-not-at-top
+  # pylint: disable=g-import-not-at-top
+  from safetensors import safe_open
+  from safetensors import SafetensorError
   files = sorted(glob.glob(os.path.join(model_dir, "*.safetensors")))
   if not files:
     raise InputError("%s: no *.safetensors weights (HF format expected)" %
@@ -132,7 +136,7 @@ def read_hf_weights(model_dir):
             continue
           value = np.asarray(f.get_tensor(hf_name), dtype=np.float32)
           arrays[name] = value.T if transpose else value
-    except (OSError, ValueError, TypeError) as e:
+    except (OSError, ValueError, TypeError, SafetensorError) as e:
       raise InputError("%s: unreadable safetensors file (%s)" %
                        (path, str(e).splitlines()[0])) from e
   return arrays, sorted(unused)

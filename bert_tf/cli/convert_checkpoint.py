@@ -20,7 +20,6 @@ import os
 import shutil
 import tempfile
 
-from absl import app
 from absl import flags
 from absl import logging
 
@@ -30,7 +29,7 @@ from bert_tf.checkpoints import hf_export
 from bert_tf.modeling.bert_config import BertConfig
 from bert_tf.io_utils import InputError
 from bert_tf.io_utils import require_file
-from bert_tf.io_utils import run_cli
+from bert_tf.cli import flag_ranges
 
 FLAGS = flags.FLAGS
 
@@ -116,7 +115,7 @@ def main(argv):
 def run():
   """Console-script entry point."""
   define_flags()
-  app.run(run_cli(main))
+  flag_ranges.run_app(main)
 
 
 if __name__ == "__main__":

@@ -71,7 +71,8 @@ def define_engine_flags():
                     "adamw: the original AdamWeightDecay; lamb: Keras LAMB "
                     "for large-batch pre-training.")
   flags.DEFINE_integer("keep_checkpoint_max", 5,
-                       "How many recent checkpoints to keep in output_dir.")
+                       "How many recent checkpoints to keep in output_dir "
+                       "(0: all).")
   flags.DEFINE_bool("progress", True,
                     "Show a live progress line (steps, loss, examples/s, ETA) "
                     "when writing to a terminal.")

@@ -70,10 +70,7 @@ def _every(flag_values):
 def check_eval_flags(flag_values, training):
   """One-line InputErrors for inconsistent evaluation flags."""
   steps, epochs = _every(flag_values)
-  if steps is not None and steps < 1:
-    raise InputError("--eval_every_steps must be >= 1, got %d" % steps)
-  if epochs is not None and epochs <= 0:
-    raise InputError("--eval_every_epochs must be > 0, got %s" % epochs)
+  # Their ranges are checked with every flag's (`flag_ranges`).
   if steps is not None and epochs is not None:
     raise InputError("give only one of --eval_every_steps and "
                      "--eval_every_epochs")

@@ -12,7 +12,6 @@ code, `--init_checkpoint` of every bert_tf script and
 
 import os
 
-from absl import app
 from absl import flags
 
 from bert_tf.modeling.bert_config import BertConfig
@@ -20,8 +19,8 @@ from bert_tf.checkpoints.engine_checkpoint import export_tf1_checkpoint
 from bert_tf.io_utils import atomic_output
 from bert_tf.io_utils import InputError
 from bert_tf.io_utils import require_file
-from bert_tf.io_utils import run_cli
 from bert_tf.tasks.pretraining import PretrainingModel
+from bert_tf.cli import flag_ranges
 
 FLAGS = flags.FLAGS
 
@@ -52,7 +51,7 @@ def main(argv):
 def run():
   """Console-script entry point."""
   define_flags()
-  app.run(run_cli(main))
+  flag_ranges.run_app(main)
 
 
 if __name__ == "__main__":

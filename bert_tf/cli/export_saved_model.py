@@ -25,7 +25,6 @@ model's settings are in `<export_dir>/assets.extra/export_config.json`.
 
 import os
 
-from absl import app
 from absl import flags
 
 from bert_tf.checkpoints import checkpoint_io
@@ -34,9 +33,9 @@ from bert_tf.export import get_exporter
 from bert_tf.export import registered_exporters
 from bert_tf.io_utils import InputError
 from bert_tf.io_utils import require_file
-from bert_tf.io_utils import run_cli
 from bert_tf.modeling.bert_config import BertConfig
 from bert_tf.tokenizers import tokenization
+from bert_tf.cli import flag_ranges
 
 FLAGS = flags.FLAGS
 
@@ -121,7 +120,7 @@ def main(argv):
 def run():
   """Console-script entry point."""
   define_flags()
-  app.run(run_cli(main))
+  flag_ranges.run_app(main)
 
 
 if __name__ == "__main__":

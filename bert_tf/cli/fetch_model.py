@@ -17,13 +17,12 @@ resumes when the command is run again.
 import os
 import shutil
 
-from absl import app
 from absl import flags
 
 from bert_tf.checkpoints import fetch
 from bert_tf.checkpoints import model_registry
 from bert_tf.io_utils import InputError
-from bert_tf.io_utils import run_cli
+from bert_tf.cli import flag_ranges
 
 FLAGS = flags.FLAGS
 
@@ -94,7 +93,7 @@ def main(argv):
 def run():
   """Console-script entry point."""
   define_flags()
-  app.run(run_cli(main))
+  flag_ranges.run_app(main)
 
 
 if __name__ == "__main__":

@@ -20,7 +20,6 @@ import json
 import math
 import os
 
-from absl import app
 from absl import flags
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
@@ -30,7 +29,7 @@ import tensorflow as tf
 
 from bert_tf.io_utils import atomic_output
 from bert_tf.io_utils import InputError
-from bert_tf.io_utils import run_cli
+from bert_tf.cli import flag_ranges
 
 FLAGS = flags.FLAGS
 
@@ -244,7 +243,7 @@ def main(argv):
 def run():
   """Console-script entry point."""
   define_flags()
-  app.run(run_cli(main))
+  flag_ranges.run_app(main)
 
 
 if __name__ == "__main__":

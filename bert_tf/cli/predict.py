@@ -22,7 +22,6 @@ import itertools
 import json
 import os
 
-from absl import app
 from absl import flags
 import tensorflow as tf
 import tensorflow_text  # pylint: disable=unused-import  (registers the ops)
@@ -31,7 +30,7 @@ from tqdm import tqdm
 from bert_tf.io_utils import atomic_output
 from bert_tf.io_utils import InputError
 from bert_tf.io_utils import require_file
-from bert_tf.io_utils import run_cli
+from bert_tf.cli import flag_ranges
 
 FLAGS = flags.FLAGS
 
@@ -184,8 +183,6 @@ def main(argv):
     if not FLAGS[name].value:
       raise InputError("--%s is required" % name)
   require_file(FLAGS.input_file, "input_file")
-  if FLAGS.batch_size < 1:
-    raise InputError("--batch_size=%d: must be positive" % FLAGS.batch_size)
   count = predict(FLAGS.export_dir, FLAGS.input_file, FLAGS.output_file,
                   FLAGS.batch_size, FLAGS.progress)
   print("wrote %d predictions to %s" % (count, FLAGS.output_file))
@@ -194,7 +191,7 @@ def main(argv):
 def run():
   """Console-script entry point."""
   define_flags()
-  app.run(run_cli(main))
+  flag_ranges.run_app(main)
 
 
 if __name__ == "__main__":

@@ -37,6 +37,34 @@ _DEFAULTS = (
 )
 
 
+# Key -> (type, lowest value, lowest is allowed, highest value (excluded)).
+_RANGES = {
+    "vocab_size": (int, 1, True, None),
+    "hidden_size": (int, 1, True, None),
+    "num_hidden_layers": (int, 1, True, None),
+    "num_attention_heads": (int, 1, True, None),
+    "intermediate_size": (int, 1, True, None),
+    "max_position_embeddings": (int, 1, True, None),
+    "type_vocab_size": (int, 1, True, None),
+    "hidden_dropout_prob": (float, 0, True, 1),
+    "attention_probs_dropout_prob": (float, 0, True, 1),
+    "initializer_range": (float, 0, False, None),
+}
+
+
+def _check(key, value):
+  """InputError unless `value` has the type and range of `key`."""
+  kind, low, low_ok, high = _RANGES[key]
+  number = (int,) if kind is int else (int, float)
+  if isinstance(value, bool) or not isinstance(value, number):
+    raise InputError("key %r must be %s, got %r" % (
+        key, "an integer" if kind is int else "a number", value))
+  if value != value or (value < low if low_ok else value <= low) or (
+      high is not None and value >= high):
+    raise InputError("key %r must be in %s%s, %s), got %r" % (
+        key, "[" if low_ok else "(", low, high or "inf", value))
+
+
 class BertConfig:
   """Configuration of a `BertEncoder` (original keys, original defaults)."""
 
@@ -45,7 +73,17 @@ class BertConfig:
     values.update(kwargs)
     values["vocab_size"] = vocab_size
     for key, value in values.items():
+      if key in _RANGES:
+        _check(key, value)
       setattr(self, key, value)
+    if not isinstance(self.hidden_act, str) and self.hidden_act is not None:
+      raise InputError("key 'hidden_act' must be a string, got %r" %
+                       (self.hidden_act,))
+    if self.hidden_size % self.num_attention_heads:
+      raise InputError(
+          "key 'hidden_size' (%d) must be a multiple of "
+          "'num_attention_heads' (%d)" % (self.hidden_size,
+                                          self.num_attention_heads))
 
   @classmethod
   def from_dict(cls, json_object):
@@ -84,6 +122,22 @@ class BertConfig:
           "max_seq_length %d is longer than the model's "
           "max_position_embeddings %d" %
           (max_seq_length, self.max_position_embeddings))
+
+  def check_vocab(self, vocab, source):
+    """InputError if the vocabulary `vocab` (of file `source`) has ids the
+    embedding table lacks (a crash mid-training, or zeros on GPU)."""
+    if len(vocab) > self.vocab_size:
+      raise InputError(
+          "%s: %d tokens, more than the model's vocab_size %d (is it the "
+          "model's vocabulary?)" % (source, len(vocab), self.vocab_size))
+
+  def check_segments(self, pairs, what):
+    """InputError if `what` feeds sentence pairs (segment ids 0 and 1) to a
+    model with one token type."""
+    if pairs and self.type_vocab_size < 2:
+      raise InputError(
+          "%s has sentence pairs, but the model's type_vocab_size is %d "
+          "(segment id 1 has no embedding)" % (what, self.type_vocab_size))
 
   def __eq__(self, other):
     return isinstance(other, BertConfig) and self.__dict__ == other.__dict__

@@ -24,6 +24,11 @@ import collections
 import re
 import unicodedata
 
+from absl import logging
+
+from bert_tf.io_utils import decode_text
+from bert_tf.io_utils import InputError
+
 _CASED_MODELS = ("cased_L-12_H-768_A-12", "cased_L-24_H-1024_A-16",
                  "multi_cased_L-12_H-768_A-12")
 _UNCASED_MODELS = ("uncased_L-24_H-1024_A-16", "uncased_L-12_H-768_A-12",
@@ -73,7 +78,7 @@ def load_vocab(vocab_file):
   duplicated token keeps the id of its last line, like the original.
   """
   with open(vocab_file, "rb") as f:
-    lines = convert_to_unicode(f.read()).split("\n")
+    lines = decode_text(f.read(), vocab_file).split("\n")
   if lines and lines[-1] == "":
     lines.pop()
   vocab = collections.OrderedDict()
@@ -114,6 +119,8 @@ class FullTokenizer:
 
   def __init__(self, vocab_file, do_lower_case=True, use_cache=True):
     self.vocab = load_vocab(vocab_file)
+    _check_vocab(self.vocab, vocab_file, do_lower_case)
+    self._unk_watch = _UnkWatch(vocab_file)
     self.inv_vocab = {v: k for k, v in self.vocab.items()}
     self.do_lower_case = do_lower_case
     self.basic_tokenizer = BasicTokenizer(do_lower_case=do_lower_case)
@@ -140,6 +147,8 @@ class FullTokenizer:
         if len(cache) < 1_000_000:
           cache[word] = pieces
       split_tokens.extend(pieces)
+    if self._unk_watch:
+      self._unk_watch = self._unk_watch.add(split_tokens)
     return split_tokens
 
   def _word_pieces(self, word):
@@ -170,6 +179,43 @@ class FullTokenizer:
 
   def convert_ids_to_tokens(self, ids):
     return convert_by_vocab(self.inv_vocab, ids)
+
+
+def _check_vocab(vocab, vocab_file, do_lower_case):
+  """[UNK] must exist (the first unknown word would crash otherwise); an
+  uncased vocabulary with do_lower_case=False turns capitals into [UNK]."""
+  if "[UNK]" not in vocab:
+    raise InputError("%s: the vocabulary has no [UNK]" % vocab_file)
+  words = [t for t in vocab if not t.startswith("[")]
+  if not do_lower_case and words and not any(
+      t != t.lower() for t in words):
+    logging.warning(
+        "%s has no upper-case token (an uncased vocabulary?) but "
+        "do_lower_case is False: capitalised words will become [UNK]",
+        vocab_file)
+
+
+class _UnkWatch:
+  """Warns once if [UNK] is a large share of the first pieces tokenized
+  (a vocabulary that does not fit the text)."""
+
+  SAMPLE, SHARE = 500, 0.1
+
+  def __init__(self, vocab_file):
+    self.vocab_file, self.pieces, self.unknown = vocab_file, 0, 0
+
+  def add(self, pieces):
+    """Counts `pieces`; returns self, or None when the sample is complete."""
+    self.pieces += len(pieces)
+    self.unknown += pieces.count("[UNK]")
+    if self.pieces < self.SAMPLE:
+      return self
+    if self.unknown > self.SHARE * self.pieces:
+      logging.warning(
+          "%.0f%% of the first %d word pieces are [UNK] with %s: does the "
+          "vocabulary (and --do_lower_case) fit the text?",
+          100.0 * self.unknown / self.pieces, self.pieces, self.vocab_file)
+    return None
 
 
 class BasicTokenizer:

@@ -20,6 +20,7 @@ Example:
 
 import tensorflow as tf
 
+from bert_tf.io_utils import first_line
 from bert_tf.records import task_schemas
 
 _AUTOTUNE = tf.data.AUTOTUNE
@@ -99,18 +100,36 @@ def training_dataset_fn(input_files, name_to_features, global_batch_size,
     records = records.shuffle(buffer_size=_SHUFFLE_BUFFER)
     return _parse_and_batch(records, name_to_features, batch_size, True)
 
+  dataset_fn.input_files = list(input_files)  # for `damaged_input`
   return dataset_fn
 
 
+def damaged_input(input_files, error):
+  """The one-line message for a DataLossError met while reading
+  `input_files`: which file is corrupt or truncated (read again to find it;
+  TF's message does not say)."""
+  for path in input_files:
+    try:
+      for _ in tf.data.TFRecordDataset(path).batch(1024):
+        pass
+    except tf.errors.DataLossError as e:
+      return "%s: damaged TFRecord file (%s)" % (path, first_line(e.message))
+  return "damaged input (%s)" % first_line(error.message)
+
+
 def eval_dataset(input_files, name_to_features, global_batch_size,
-                 repeat=False, drop_remainder=False):
+                 repeat=False, drop_remainder=False, max_batches=None):
   """Sequential global batches for `Trainer.evaluate` / `Trainer.predict`.
 
-  `repeat=True, drop_remainder=True` plus `.take(max_eval_steps)` is the
+  `repeat=True, drop_remainder=True, max_batches=max_eval_steps` is the
   original pre-training eval; the defaults are one full pass.
   """
   records = tf.data.TFRecordDataset(list(input_files))
   if repeat:
     records = records.repeat()
-  return _parse_and_batch(records, name_to_features, global_batch_size,
-                          drop_remainder)
+  dataset = _parse_and_batch(records, name_to_features, global_batch_size,
+                             drop_remainder)
+  if max_batches is not None:
+    dataset = dataset.take(max_batches)
+  dataset.input_files = list(input_files)  # for `damaged_input`
+  return dataset

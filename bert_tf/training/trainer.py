@@ -49,6 +49,7 @@ import tqdm
 
 from bert_tf.training import batch_padding
 from bert_tf.training import distribution
+from bert_tf.training import input_pipeline
 from bert_tf.io_utils import InputError
 
 # TensorBoard's scalar plugin tag, written with the core op so that the
@@ -148,8 +149,9 @@ class Trainer:
     directory = self.output_dir
     if not distribution.is_chief(self.strategy):
       directory = tempfile.mkdtemp(prefix="bert_tf_worker_ckpt_")
+    # 0 keeps every checkpoint, as the original's keep_checkpoint_max.
     return tf.train.CheckpointManager(
-        checkpoint, directory, max_to_keep=self.keep_checkpoint_max,
+        checkpoint, directory, max_to_keep=self.keep_checkpoint_max or None,
         checkpoint_name="ckpt")
 
   # -- Training -------------------------------------------------------------
@@ -313,8 +315,19 @@ class Trainer:
         stop = self._next_stop(step, num_steps)
         if eval_hook:
           stop = min(stop, eval_hook.next_stop(step, num_steps))
-        loss, examples = self._train_loop(iterator, tf.constant(stop - step))
+        try:
+          loss, examples = self._train_loop(iterator,
+                                            tf.constant(stop - step))
+        except tf.errors.DataLossError as e:
+          raise InputError(input_pipeline.damaged_input(
+              getattr(dataset_fn, "input_files", ()), e)) from e
         loss, seconds = float(loss), time.time() - start
+        if not np.isfinite(loss):
+          # A NaN/inf loss only spreads: stop before saving it.
+          raise InputError(
+              "training loss is %s in steps %d..%d: check --learning_rate, "
+              "the labels and the inputs (nothing of these steps was "
+              "saved)" % (loss, step + 1, stop))
         stats = {"loss": loss,
                  "learning_rate": float(self.optimizer.learning_rate),
                  "steps_per_sec": (stop - step) / seconds,
@@ -385,10 +398,14 @@ class Trainer:
           padded.with_options(options))
       batches = (batch_padding.concat_replicas(self.strategy, run(f))
                  for f in dist)
-    for result in batches:
-      result = {k: np.asarray(v) for k, v in result.items()}
-      valid = result.pop(batch_padding.VALID)
-      yield {k: v[valid] for k, v in result.items()}
+    try:
+      for result in batches:
+        result = {k: np.asarray(v) for k, v in result.items()}
+        valid = result.pop(batch_padding.VALID)
+        yield {k: v[valid] for k, v in result.items()}
+    except tf.errors.DataLossError as e:
+      raise InputError(input_pipeline.damaged_input(
+          getattr(dataset, "input_files", ()), e)) from e
 
   def use_loaded_weights(self, global_step):
     """Evaluates/predicts with the weights now in `self.model` (e.g. loaded

@@ -16,14 +16,13 @@ data_prep/classifier/flags.py for --text_a_column, --labels, --regression...).
 
 import collections
 
-from absl import app
 from absl import flags
 
 from bert_tf.cli import bert_flags
 from bert_tf.tokenizers import tokenization
 from bert_tf.io_utils import InputError
 from bert_tf.io_utils import require_file
-from bert_tf.io_utils import run_cli
+from bert_tf.cli import flag_ranges
 from data_prep.classifier import features as classifier_features
 from data_prep.classifier import flags as classifier_flags
 from data_prep.classifier import tasks as classifier_tasks
@@ -82,7 +81,7 @@ def main(_):
 def run():
   """Console-script entry point."""
   define_flags()
-  app.run(run_cli(main))
+  flag_ranges.run_app(main)
 
 
 if __name__ == "__main__":

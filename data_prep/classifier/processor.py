@@ -10,12 +10,15 @@ Example:
     processor.is_regression                   # False
 """
 
+import math
 import os
 
 from bert_tf.tokenizers import tokenization
 from bert_tf.io_utils import InputError
 from data_prep.classifier.example import InputExample
 from data_prep.classifier.tsv_reader import read_tsv_rows
+
+_FLOAT32_MAX = 3.4028234663852886e38
 
 SPLITS = ("train", "dev", "test")
 
@@ -121,10 +124,14 @@ class ClassifierProcessor:
       return self._label_set(label, path, line_number)
     if self.is_regression:
       try:
-        return float(label)
+        value = float(label)
       except ValueError:
-        raise InputError("%s:%d: label %r is not a number" %
-                         (path, line_number, label)) from None
+        value = math.nan
+      # A NaN label trains a NaN model; the records hold float32.
+      if not math.isfinite(value) or abs(value) > _FLOAT32_MAX:
+        raise InputError("%s:%d: label %r is not a finite float32 number" %
+                         (path, line_number, label))
+      return value
     label = (s.label_aliases or {}).get(label, label)
     self._check_label(label, path, line_number)
     return label

@@ -48,6 +48,9 @@ def read_tsv_rows(path):
         if empty and row and row[0].startswith(_BOM):
           row[0] = row[0][len(_BOM):]
         empty = False
+        if any("\x00" in field for field in row):
+          raise InputError("%s:%d: a NUL byte (UTF-16 or binary data?)" %
+                           (path, reader.line_num))
         if row:
           yield reader.line_num, row
     except csv.Error as e:

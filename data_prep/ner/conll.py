@@ -17,6 +17,7 @@ Example:
 
 import collections
 
+from bert_tf.io_utils import decode_text
 from bert_tf.io_utils import InputError
 
 TAG_SCHEMES = ("iob1", "iob2")
@@ -105,15 +106,13 @@ def read_conll(path, tag_scheme="iob2"):
                      (tag_scheme, ", ".join(TAG_SCHEMES)))
   builder = _SentenceBuilder(path, tag_scheme)
   try:
-    with open(path, encoding="utf-8") as f:
-      for number, line in enumerate(f, 1):
-        fields = line.split()
+    with open(path, "rb") as f:
+      for number, raw in enumerate(f, 1):
+        fields = decode_text(raw, path, number).split()
         if fields:
           builder.add_line(number, fields)
         else:
           builder.end_sentence()
-  except UnicodeDecodeError as e:
-    raise InputError("%s: not UTF-8 text (%s)" % (path, e.reason)) from e
   except (FileNotFoundError, IsADirectoryError) as e:
     raise InputError("%s: no such file" % path) from e
   builder.end_sentence()

@@ -20,10 +20,11 @@ import os
 import random
 import time
 
-from absl import app, flags, logging
+from absl import flags, logging
 
 from bert_tf.cli import bert_flags
-from bert_tf.io_utils import InputError, run_cli
+from bert_tf.io_utils import InputError
+from bert_tf.cli import flag_ranges
 from data_prep.pretraining.documents import (Shard, expand_input_files,
                                              load_tokenizer, plan_shards,
                                              read_documents)
@@ -80,18 +81,11 @@ def _check_flags():
       raise InputError("--%s is required" % name)
   if not FLAGS.vocab_file and not FLAGS.spm_model_file:
     raise InputError("--vocab_file is required")
+  # Beyond the ranges every entry point checks (bert_tf/cli/flag_ranges.py).
   checks = [
       ("max_seq_length", FLAGS.max_seq_length >= 5,
        "must be >= 5 ([CLS] A [SEP] B [SEP])"),
-      ("max_predictions_per_seq", FLAGS.max_predictions_per_seq >= 1,
-       "must be >= 1"),
-      ("dupe_factor", FLAGS.dupe_factor >= 1, "must be >= 1"),
-      ("masked_lm_prob", 0.0 < FLAGS.masked_lm_prob <= 1.0,
-       "must be in (0, 1]"),
-      ("short_seq_prob", 0.0 <= FLAGS.short_seq_prob <= 1.0,
-       "must be in [0, 1]"),
-      ("num_workers", FLAGS.num_workers >= 0, "must be >= 0"),
-      ("shard_size_mb", FLAGS.shard_size_mb >= 1, "must be >= 1"),
+      ("masked_lm_prob", FLAGS.masked_lm_prob > 0.0, "must be in (0, 1]"),
   ]
   for name, ok, rule in checks:
     if not ok:
@@ -161,7 +155,7 @@ def main(argv):
 def run():
   """Console-script entry point."""
   define_flags()
-  app.run(run_cli(main))
+  flag_ranges.run_app(main)
 
 
 if __name__ == "__main__":

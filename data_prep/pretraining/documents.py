@@ -1,7 +1,8 @@
 """Reading pre-training text into tokenized documents, and sharding it.
 
 Input: one sentence per line, blank lines between documents. As in the
-original, lines are split on "\\n" only, decoded as UTF-8 (bad bytes dropped)
+original, lines are split on "\\n" only, decoded as UTF-8 (but bad bytes or
+NULs stop with file:line instead of being dropped)
 and `strip()`ped; a blank line starts a new document, every other line
 becomes one tokenized segment (a line without tokens adds nothing), and empty
 documents are dropped. A document does not end at the end of a file: the
@@ -18,6 +19,7 @@ import os
 
 from tqdm import tqdm
 
+from bert_tf.io_utils import decode_text
 from bert_tf.io_utils import InputError
 from bert_tf.tokenizers import loading
 from bert_tf.tokenizers.tokenization import convert_to_unicode
@@ -89,9 +91,11 @@ def read_documents(shards, tokenizer, progress=True):
   with tqdm(total=total, unit="B", unit_scale=True, desc="reading",
             disable=None if progress else True) as bar:
     for shard in shards:
-      for line in shard_lines(shard):
+      where = shard.path if not shard.start else "%s (from byte %d)" % (
+          shard.path, shard.start)
+      for number, line in enumerate(shard_lines(shard), 1):
         bar.update(len(line))
-        line = convert_to_unicode(line).strip()
+        line = decode_text(line, where, number).strip()
         if not line:
           documents.append([])
           continue

@@ -14,10 +14,11 @@ Usage:
 import random
 import time
 
-from absl import app, flags
+from absl import flags
 
 from bert_tf.cli import bert_flags
-from bert_tf.io_utils import InputError, require_file, run_cli
+from bert_tf.io_utils import InputError, require_file
+from bert_tf.cli import flag_ranges
 from data_prep.squad import flags as squad_flags
 from data_prep.squad.example import load_squad_examples
 from data_prep.squad.writer import write_squad_features
@@ -80,7 +81,7 @@ def main(_):
 def run():
   """Console-script entry point."""
   define_flags()
-  app.run(run_cli(main))
+  flag_ranges.run_app(main)
 
 
 if __name__ == "__main__":

@@ -18,11 +18,12 @@ Usage:
 import json
 import os
 
-from absl import app, flags, logging
+from absl import flags, logging
 
 from bert_tf.cli import bert_flags
 from bert_tf.tokenizers import tokenization
-from bert_tf.io_utils import InputError, atomic_output, require_file, run_cli
+from bert_tf.io_utils import InputError, atomic_output, require_file
+from bert_tf.cli import flag_ranges
 from data_prep.squad import evaluation as squad_evaluation
 from data_prep.squad import flags as squad_flags
 from data_prep.squad import postprocess as squad_postprocess
@@ -71,6 +72,10 @@ def main(_):
                                features.append)
   results = squad_postprocess.read_raw_results(FLAGS.raw_results_file,
                                                FLAGS.max_seq_length)
+  squad_postprocess.check_raw_results(
+      FLAGS.raw_results_file, results,
+      {name: FLAGS[name].value for name in (
+          "max_seq_length", "doc_stride", "max_query_length")}, features)
   predictions = squad_postprocess.compute_predictions(
       examples, features, results, FLAGS.n_best_size, FLAGS.max_answer_length,
       FLAGS.do_lower_case, FLAGS.version_2_with_negative,
@@ -101,7 +106,7 @@ def main(_):
 def run():
   """Console-script entry point."""
   define_flags()
-  app.run(run_cli(main))
+  flag_ranges.run_app(main)
 
 
 if __name__ == "__main__":

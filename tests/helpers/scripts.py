@@ -13,12 +13,12 @@ import sys
 from tests.conftest import REPO
 
 # Runs main() once per argv in one process (TF loads once), through the
-# same run_cli wrapper as the command line; prints [exit code, stderr] of
-# each and the flag defaults.
+# same wrapper as the command line (flag ranges, one-line errors); prints
+# [exit code, stderr] of each and the flag defaults.
 _DRIVER = r"""
 import contextlib, importlib, io, json, sys
 from absl import flags
-from bert_tf.io_utils import run_cli
+from bert_tf.cli.flag_ranges import guarded
 script = importlib.import_module(sys.argv[1])
 out = []
 for argv in json.loads(sys.argv[2]):
@@ -28,7 +28,7 @@ for argv in json.loads(sys.argv[2]):
   code = 0
   with contextlib.redirect_stderr(err):
     try:
-      run_cli(script.main)([])
+      guarded(script.main)([])
     except SystemExit as e:
       code = e.code
   out.append([code, err.getvalue()])

@@ -1,0 +1,234 @@
+"""Flag checks every entry point gets before `main`, in one place.
+
+A negative --save_checkpoints_steps looped forever and a NaN --learning_rate
+trained a NaN model, so every script starts through `run_app`, which checks
+each integer/float flag the program defines against `RANGES`, refuses an
+output file that is one of the program's input files (`--output_file` ==
+`--input_file` destroyed the input) and an output location it cannot write
+(found before hours of work, not after), then runs `main`, turning any failure
+into one `ERROR:` line (`io_utils.run_cli`). `tests/hostile/
+test_flag_ranges.py` fails for a numeric flag of any entry point that has no
+entry here. TensorFlow-free (data_prep uses it).
+
+Example:
+    if __name__ == "__main__":
+      flag_ranges.run_app(main)   # instead of app.run(run_cli(main))
+"""
+
+import glob
+import math
+import os
+import tempfile
+
+from absl import app
+from absl import flags
+
+from bert_tf.io_utils import InputError
+from bert_tf.io_utils import run_cli
+
+
+class _Range:
+  """`low <= value <= high` (either bound may be open or absent)."""
+
+  def __init__(self, low=None, high=None, low_open=False):
+    self.low, self.high, self.low_open = low, high, low_open
+
+  def error(self, value):
+    """Why `value` is out of range, or None (unset flags are not checked)."""
+    if value is None:
+      return None
+    if isinstance(value, float) and not math.isfinite(value):
+      return "must be a finite number"
+    low, strict = self.low, self.low_open
+    if low is not None and isinstance(value, int) and strict:
+      low, strict = low + 1, False  # integers: "> 0" reads ">= 1"
+    if low is not None and (value <= low if strict else value < low):
+      return "must be %s %s" % (">" if strict else ">=", low)
+    if self.high is not None and value > self.high:
+      return "must be <= %s" % self.high
+    return None
+
+
+_POSITIVE = _Range(0, low_open=True)
+_NON_NEGATIVE = _Range(0)
+_PROBABILITY = _Range(0, 1)
+_FINITE = _Range()
+
+# Flag name -> allowed range, for every entry point (a name means the same
+# thing wherever it is defined).
+RANGES = {
+    # Batches and lengths.
+    "train_batch_size": _POSITIVE,
+    "eval_batch_size": _POSITIVE,
+    "predict_batch_size": _POSITIVE,
+    "batch_size": _POSITIVE,
+    "max_seq_length": _Range(3),  # [CLS] x [SEP]
+    "max_query_length": _POSITIVE,
+    "doc_stride": _POSITIVE,
+    "max_answer_length": _POSITIVE,
+    "n_best_size": _POSITIVE,
+    "null_score_diff_threshold": _FINITE,
+    "max_predictions_per_seq": _POSITIVE,
+    "windows_per_call": _POSITIVE,
+    "top_k": _POSITIVE,
+    "pad_to_multiple_of": _NON_NEGATIVE,
+    # Optimisation.
+    "learning_rate": _NON_NEGATIVE,
+    "feature_learning_rate": _NON_NEGATIVE,
+    "num_train_epochs": _NON_NEGATIVE,
+    "warmup_proportion": _PROBABILITY,
+    "num_train_steps": _NON_NEGATIVE,
+    "num_warmup_steps": _NON_NEGATIVE,
+    "max_eval_steps": _POSITIVE,
+    "gradient_accumulation_steps": _POSITIVE,
+    "num_frozen_layers": _NON_NEGATIVE,
+    "lstm_units": _POSITIVE,
+    # Loop, checkpoints and evaluation during training.
+    "save_checkpoints_steps": _NON_NEGATIVE,  # 0: only at the end
+    "iterations_per_loop": _POSITIVE,
+    "keep_checkpoint_max": _NON_NEGATIVE,  # 0 keeps all, as the original
+    "eval_every_steps": _POSITIVE,
+    "eval_every_epochs": _Range(0, low_open=True),
+    "early_stopping_patience": _POSITIVE,
+    # Devices, seeds, processes.
+    "num_tpu_cores": _POSITIVE,
+    "num_gpus": _NON_NEGATIVE,
+    "seed": _Range(0, 2**32 - 1),
+    "random_seed": _Range(0, 2**32 - 1),
+    "num_workers": _NON_NEGATIVE,
+    "shard_size_mb": _POSITIVE,
+    "retries": _NON_NEGATIVE,
+    # Data generation.
+    "dupe_factor": _POSITIVE,
+    "masked_lm_prob": _PROBABILITY,
+    "short_seq_prob": _PROBABILITY,
+    # TSV columns (0-based).
+    "text_a_column": _NON_NEGATIVE,
+    "text_b_column": _NON_NEGATIVE,
+    "label_column": _NON_NEGATIVE,
+}
+
+
+_OURS = ("bert_tf", "data_prep", "run_", "extract_features", "__main__")
+
+
+def numeric_flags(flag_values):
+  """Names of the integer/float flags our modules define (not absl's or a
+  library's)."""
+  return sorted(
+      name for name in flag_values
+      if flag_values[name].flag_type() in ("int", "float") and
+      name == flag_values[name].name and
+      (flag_values.find_module_defining_flag(name) or "").startswith(_OURS))
+
+
+def check_flag_ranges(flag_values):
+  """InputError for the first defined numeric flag outside its range."""
+  for name in numeric_flags(flag_values):
+    if name in RANGES:
+      value = flag_values[name].value
+      error = RANGES[name].error(value)
+      if error:
+        raise InputError("--%s=%s %s" % (name, value, error))
+
+
+# Flags naming files a program writes, and files it reads (comma-separated
+# globs allowed), wherever they are defined.
+OUTPUT_FILE_FLAGS = ("output_file", "glue_submission_file", "features_file")
+INPUT_FILE_FLAGS = ("input_file", "train_file", "eval_file", "predict_file",
+                    "raw_results_file", "vocab_file", "spm_model_file",
+                    "bert_config_file", "labels_file")
+
+
+def _file_key(path):
+  """Identity of a local file: (device, inode) if it exists, else its real
+  path (so links and `./x` match too)."""
+  try:
+    stat = os.stat(path)
+    return stat.st_dev, stat.st_ino
+  except OSError:
+    return os.path.realpath(path)
+
+
+def _paths(value):
+  for part in value.split(","):
+    if part and "://" not in part:
+      yield from glob.glob(part) or [part]
+
+
+def check_outputs_are_not_inputs(flag_values):
+  """InputError if an output file flag names one of the input files."""
+  inputs = {}
+  for name in INPUT_FILE_FLAGS:
+    if name in flag_values and flag_values[name].value:
+      for path in _paths(flag_values[name].value):
+        inputs.setdefault(_file_key(path), name)
+  for name in OUTPUT_FILE_FLAGS:
+    if name in flag_values and flag_values[name].value:
+      for path in _paths(flag_values[name].value):
+        if _file_key(path) in inputs:
+          raise InputError(
+              "--%s=%s is the same file as --%s: refusing to overwrite an "
+              "input" % (name, path, inputs[_file_key(path)]))
+
+
+OUTPUT_DIR_FLAGS = ("output_dir", "export_dir")
+
+
+def _writable_location(path):
+  """None if files can be created at `path` (a folder, existing or not),
+  else why not. Probes with a temporary file: permission bits say nothing
+  for root, read-only mounts or /proc."""
+  folder = path
+  while folder and not os.path.exists(folder):
+    folder = os.path.dirname(folder.rstrip(os.sep)) or "."
+  if not os.path.isdir(folder):
+    return "%s is not a directory" % folder
+  try:
+    with tempfile.TemporaryFile(dir=folder):
+      pass
+  except OSError as e:
+    return "cannot create files in %s (%s)" % (folder, e.strerror or e)
+  return None
+
+
+def check_output_locations(flag_values):
+  """InputError before any work if an output folder or file's folder cannot
+  be written (a file in the way, read-only, /proc, ...)."""
+  for name in OUTPUT_DIR_FLAGS + OUTPUT_FILE_FLAGS:
+    if name not in flag_values or not flag_values[name].value:
+      continue
+    # Read, not written: plot_run's run folder when the PNG goes elsewhere,
+    # bert_tf.predict's existing SavedModel.
+    if name == "output_dir" and "output_file" in flag_values and (
+        flag_values["output_file"].value):
+      continue
+    if name == "export_dir" and os.path.exists(flag_values[name].value):
+      continue
+    for path in (_paths(flag_values[name].value)
+                 if name in OUTPUT_FILE_FLAGS else [flag_values[name].value]):
+      if "://" in path:
+        continue
+      if name in OUTPUT_FILE_FLAGS and os.path.isdir(path):
+        raise InputError("--%s=%s is a directory" % (name, path))
+      folder = os.path.dirname(path) if name in OUTPUT_FILE_FLAGS else path
+      problem = _writable_location(folder or ".")
+      if problem:
+        raise InputError("--%s=%s: %s" % (name, path, problem))
+
+
+def guarded(main):
+  """`main` after the flag checks, inside `run_cli`'s one-line errors."""
+
+  def checked(argv):
+    check_flag_ranges(flags.FLAGS)
+    check_outputs_are_not_inputs(flags.FLAGS)
+    check_output_locations(flags.FLAGS)
+    return main(argv)
+
+  return run_cli(checked)
+
+
+def run_app(main):
+  """`app.run` for every entry point: the flag checks, then `main`."""
+  app.run(guarded(main))

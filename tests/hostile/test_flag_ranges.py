@@ -1,0 +1,110 @@
+"""Class 1 (hangs and nonsense from numeric flags): every integer/float flag
+of every entry point has a range in `bert_tf/cli/flag_ranges.py`, and a value
+outside it stops with one line before any work."""
+
+import math
+
+import pytest
+
+from bert_tf.cli import flag_ranges
+from tests.hostile.harness import assert_one_error
+from tests.hostile.harness import ENTRY_POINTS
+from tests.hostile.harness import numeric_flags
+from tests.hostile.harness import run_cases
+from tests.hostile.harness import run_command
+
+
+def test_every_numeric_flag_of_every_entry_point_has_a_range():
+  found = numeric_flags()
+  assert set(found) == set(ENTRY_POINTS)
+  # The training scripts define dozens; a lost import would show as none.
+  assert {"save_checkpoints_steps", "learning_rate", "warmup_proportion",
+          "keep_checkpoint_max"} <= set(found["run_classifier"])
+  assert {"doc_stride", "max_query_length"} <= set(found["data_prep.squad"])
+  missing = {entry: sorted(set(names) - set(flag_ranges.RANGES))
+             for entry, names in found.items()}
+  assert not any(missing.values()), (
+      "numeric flags without a range in bert_tf/cli/flag_ranges.py: %s" %
+      {e: m for e, m in missing.items() if m})
+
+
+@pytest.mark.parametrize("name,value,error", [
+    ("train_batch_size", 0, "must be >= 1"),
+    ("save_checkpoints_steps", -3, "must be >= 0"),
+    ("warmup_proportion", 1.5, "must be <= 1"),
+    ("warmup_proportion", -0.1, "must be >= 0"),
+    ("learning_rate", math.nan, "must be a finite number"),
+    ("learning_rate", math.inf, "must be a finite number"),
+    ("eval_every_epochs", 0.0, "must be > 0"),
+    ("seed", 2**32, "must be <= 4294967295"),
+])
+def test_the_table_rejects(name, value, error):
+  assert flag_ranges.RANGES[name].error(value) == error
+
+
+@pytest.mark.parametrize("name,value", [
+    ("save_checkpoints_steps", 0), ("keep_checkpoint_max", 0),
+    ("warmup_proportion", 1.0), ("learning_rate", 0.0), ("seed", None),
+    ("text_b_column", 0), ("num_workers", 0), ("max_seq_length", 3)])
+def test_the_table_keeps_the_original_meanings(name, value):
+  assert flag_ranges.RANGES[name].error(value) is None
+
+
+# (entry point, bad flag): each must fail before main does anything.
+_BAD = [
+    ("run_classifier", "--save_checkpoints_steps=-3"),
+    ("run_classifier", "--train_batch_size=0"),
+    ("run_classifier", "--eval_batch_size=-1"),
+    ("run_classifier", "--keep_checkpoint_max=-1"),
+    ("run_classifier", "--warmup_proportion=1.5"),
+    ("run_classifier", "--learning_rate=nan"),
+    ("run_classifier", "--learning_rate=-0.001"),
+    ("run_classifier", "--text_a_column=-1"),
+    ("run_classifier", "--iterations_per_loop=0"),
+    ("run_squad", "--max_answer_length=0"),
+    ("run_squad", "--doc_stride=0"),
+    ("run_squad", "--predict_batch_size=0"),
+    ("run_squad", "--num_train_epochs=inf"),
+    ("run_pretraining", "--num_train_steps=-1"),
+    ("run_pretraining", "--masked_lm_prob=2.0"),
+    ("run_pretraining", "--max_eval_steps=0"),
+    ("run_ner", "--lstm_units=0"),
+    ("run_ner", "--num_frozen_layers=-2"),
+    ("run_multiple_choice", "--gradient_accumulation_steps=0"),
+    ("run_multiple_choice", "--eval_every_steps=0"),
+    ("extract_features", "--batch_size=0"),
+    ("extract_features", "--max_seq_length=1"),
+    ("data_prep.squad", "--max_query_length=0"),
+    ("data_prep.squad_predictions", "--n_best_size=0"),
+    ("data_prep.squad_predictions", "--null_score_diff_threshold=inf"),
+    ("data_prep.classifier", "--pad_to_multiple_of=-1"),
+    ("data_prep.create_pretraining_data", "--dupe_factor=0"),
+    ("data_prep.create_pretraining_data", "--short_seq_prob=1.5"),
+    ("data_prep.create_pretraining_data", "--random_seed=-1"),
+    ("bert_tf.export_saved_model", "--max_seq_length=2"),
+    ("bert_tf.predict", "--batch_size=0"),
+    ("bert_tf.fetch_model", "--retries=-1"),
+]
+
+
+def test_out_of_range_flags_stop_with_one_line_before_any_work(tmp_path):
+  out = tmp_path / "out"
+  cases = [(entry, [flag, "--output_dir=%s" % out] if entry.startswith(
+      "run_") else [flag]) for entry, flag in _BAD]
+  outcomes = run_cases(cases)
+  for (entry, flag), outcome in zip(_BAD, outcomes):
+    name, value = flag[2:].split("=")
+    line = assert_one_error(outcome, "--%s=" % name, "must be",
+                            name="%s %s" % (entry, flag))
+    assert line.startswith("ERROR: --%s=" % name), line
+  assert not out.exists()
+
+
+def test_the_command_lines_go_through_run_app(tmp_path):
+  # The issue's hang, as typed: ends at once with one line.
+  outcome = run_command(["run_classifier.py", "--task_name=MRPC",
+                         "--save_checkpoints_steps=-3", "--do_train",
+                         "--output_dir=%s" % tmp_path])
+  assert_one_error(outcome, "--save_checkpoints_steps=-3 must be >= 0")
+  outcome = run_command(["-m", "data_prep.squad", "--doc_stride=0"])
+  assert_one_error(outcome, "--doc_stride=0 must be >= 1")
