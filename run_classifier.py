@@ -47,6 +47,7 @@ from bert_tf.tasks.base import write_eval_results
 from bert_tf.tasks.classification import ClassificationTask
 from bert_tf.io_utils import atomic_output
 from bert_tf.io_utils import InputError
+from bert_tf.io_utils import make_output_dir
 from bert_tf.io_utils import require_file
 from bert_tf.cli import flag_ranges
 from data_prep.classifier import flags as classifier_flags
@@ -194,7 +195,7 @@ def main(_):
   hook = eval_flags.eval_hook(FLAGS, task.eval_results,
                               FLAGS.bert_config_file, steps_per_epoch,
                               task.metric_names())
-  tf.io.gfile.makedirs(FLAGS.output_dir)
+  make_output_dir(FLAGS.output_dir)
   trainer = script_runner.build_trainer(FLAGS, classification,
                                         num_train_steps, num_warmup_steps)
 

@@ -41,6 +41,7 @@ from bert_tf.cli import eval_flags
 from bert_tf.cli import script_runner
 from bert_tf.io_utils import atomic_output
 from bert_tf.io_utils import InputError
+from bert_tf.io_utils import make_output_dir
 from bert_tf.io_utils import require_file
 from bert_tf.modeling.bert_config import BertConfig
 from bert_tf.tasks import classifier_results
@@ -179,7 +180,7 @@ def main(_):
                               FLAGS.bert_config_file, steps_per_epoch,
                               classifier_results.metric_names(task.name,
                                                               False))
-  tf.io.gfile.makedirs(FLAGS.output_dir)
+  make_output_dir(FLAGS.output_dir)
   trainer = script_runner.build_trainer(FLAGS, task, num_train_steps,
                                         num_warmup_steps)
 

@@ -55,6 +55,7 @@ from bert_tf.cli import eval_flags
 from bert_tf.cli import script_runner
 from bert_tf.io_utils import atomic_output
 from bert_tf.io_utils import InputError
+from bert_tf.io_utils import make_output_dir
 from bert_tf.io_utils import require_file
 from bert_tf.modeling.bert_config import BertConfig
 from bert_tf.tasks.base import write_eval_results
@@ -282,7 +283,7 @@ def main(_):
   hook = eval_flags.eval_hook(
       FLAGS, tagger.eval_results, FLAGS.bert_config_file, steps_per_epoch,
       evaluation.metric_names(labels, "eval") + ["eval_loss"])
-  tf.io.gfile.makedirs(FLAGS.output_dir)  # after the last flag check
+  make_output_dir(FLAGS.output_dir)  # after the last flag check
   with atomic_output(os.path.join(FLAGS.output_dir, "label_list.txt")) as f:
     f.writelines(label + "\n" for label in labels)
   if FLAGS.do_train:

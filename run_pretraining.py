@@ -46,6 +46,7 @@ from bert_tf.cli import script_runner
 from bert_tf.modeling.bert_config import BertConfig
 from bert_tf.tasks.dynamic_masking import DynamicMasking
 from bert_tf.io_utils import InputError
+from bert_tf.io_utils import make_output_dir
 from bert_tf.io_utils import require_file
 from bert_tf.tasks.base import write_eval_results
 from bert_tf.tasks.pretraining import PretrainingTask
@@ -178,7 +179,7 @@ def main(_):
 
   hook = eval_flags.eval_hook(FLAGS, evaluate, FLAGS.bert_config_file,
                               metric_names=_METRIC_NAMES)
-  tf.io.gfile.makedirs(FLAGS.output_dir)
+  make_output_dir(FLAGS.output_dir)
   pretraining = PretrainingTask(config, FLAGS.max_seq_length,
                                 FLAGS.max_predictions_per_seq)
   trainer = script_runner.build_trainer(

@@ -53,6 +53,7 @@ from bert_tf.cli import script_runner
 from bert_tf.modeling.bert_config import BertConfig
 from bert_tf.io_utils import atomic_output
 from bert_tf.io_utils import InputError
+from bert_tf.io_utils import make_output_dir
 from bert_tf.io_utils import require_file
 from bert_tf.tokenizers.loading import load_tokenizer
 from bert_tf.tasks.squad import SquadTask
@@ -266,7 +267,7 @@ def main(_):
   hook = eval_flags.eval_hook(
       FLAGS, dev.eval_results if dev else None, FLAGS.bert_config_file,
       steps_per_epoch, _METRIC_NAMES[v2])
-  tf.io.gfile.makedirs(FLAGS.output_dir)
+  make_output_dir(FLAGS.output_dir)
   trainer = script_runner.build_trainer(
       FLAGS, SquadTask(config, FLAGS.max_seq_length), num_train_steps,
       num_warmup_steps)

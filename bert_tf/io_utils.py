@@ -141,3 +141,42 @@ def run_cli(main):
       sys.exit(1)
 
   return wrapped
+
+
+LOCK_FILE = ".bert_tf.lock"
+# realpath -> open lock file: a lock lives as long as the process (which
+# may run several mains on one folder, e.g. train, then predict).
+_held_locks = {}
+
+
+def make_output_dir(path):
+  """Creates `path` and takes an exclusive lock on it for this process.
+
+  Two runs on one output_dir would restore each other's checkpoints and mix
+  their outputs; the second fails at once, naming the holder. The lock
+  (flock on `LOCK_FILE`) dies with its process, kill -9 included. Remote
+  paths (gs://...) are only created: they have no such lock.
+  """
+  if _is_remote(path):
+    _gfile().makedirs(path)
+    return
+  os.makedirs(path, exist_ok=True)
+  if os.path.realpath(path) in _held_locks:
+    return
+  import fcntl  # pylint: disable=g-import-not-at-top
+  import socket  # pylint: disable=g-import-not-at-top
+  lock_path = os.path.join(path, LOCK_FILE)
+  f = open(lock_path, "a+", encoding="utf-8")  # pylint: disable=consider-using-with
+  try:
+    fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+  except BlockingIOError:
+    f.seek(0)
+    holder = f.read().strip() or "another process"
+    f.close()
+    raise InputError("--output_dir=%s is in use by %s; wait for it to end "
+                     "or use another --output_dir" % (path, holder)) from None
+  f.seek(0)
+  f.truncate()
+  f.write("pid %d on %s\n" % (os.getpid(), socket.gethostname()))
+  f.flush()
+  _held_locks[os.path.realpath(path)] = f

@@ -125,14 +125,33 @@ class Trainer:
 
   # -- Checkpoints ----------------------------------------------------------
 
+  def _restore_newest_intact(self, checkpoint, latest):
+    """Restores `latest`, or when it is unreadable (a truncated or corrupt
+    file) the newest older checkpoint that is intact; -> its path."""
+    state = tf.train.get_checkpoint_state(self.output_dir)
+    older = [p for p in (state.all_model_checkpoint_paths if state else [])
+             if p != latest]
+    for path in [latest] + older[::-1]:
+      try:
+        checkpoint.restore(path).expect_partial()
+        return path
+      # A truncated .data file can also end in IndexError ("Read less
+      # bytes than requested").
+      except (tf.errors.OpError, ValueError, IndexError) as e:
+        logging.warning("Checkpoint %s is unreadable (%s); trying an older "
+                        "one.", path, str(e).strip().splitlines()[0][:200])
+    raise InputError("%s: no intact checkpoint to resume from (the latest, "
+                     "%s, is unreadable); remove the damaged ckpt-* files "
+                     "to start over" % (self.output_dir, latest))
+
   def _restore_or_init(self, checkpoint):
     """Restores the latest checkpoint of output_dir, else runs init once."""
     latest = tf.train.latest_checkpoint(self.output_dir)
     if latest and latest != self._synced_checkpoint:
-      checkpoint.restore(latest).expect_partial()
-      self._synced_checkpoint = latest
-      logging.info("Resuming from checkpoint %s at step %d", latest,
-                   self.global_step)
+      self._synced_checkpoint = self._restore_newest_intact(checkpoint,
+                                                            latest)
+      logging.info("Resuming from checkpoint %s at step %d",
+                   self._synced_checkpoint, self.global_step)
     elif not latest and not self._initialized and self.init_checkpoint_fn:
       self.init_checkpoint_fn(self.model)
     self._initialized = True
