@@ -96,6 +96,7 @@ RANGES = {
     "seed": _Range(0, 2**32 - 1),
     "random_seed": _Range(0, 2**32 - 1),
     "num_workers": _NON_NEGATIVE,
+    "num_output_shards": _POSITIVE,
     "shard_size_mb": _POSITIVE,
     "retries": _NON_NEGATIVE,
     # Data generation.
@@ -229,6 +230,10 @@ def guarded(main):
   return run_cli(checked)
 
 
-def run_app(main):
-  """`app.run` for every entry point: the flag checks, then `main`."""
-  app.run(guarded(main))
+def run_app(main, flags_parser=None):
+  """`app.run` for every entry point: the flag checks, then `main`.
+  `flags_parser`: absl's, or one that leaves some arguments to `main`."""
+  if flags_parser is None:
+    app.run(guarded(main))
+  else:
+    app.run(guarded(main), flags_parser=flags_parser)

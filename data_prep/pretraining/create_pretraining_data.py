@@ -6,7 +6,10 @@ and in the same order (Python 3 `random`), round-robin over the comma-separated
 `--output_file`s. `--num_workers=N` (N >= 1) switches to the scalable mode
 (see `pretraining_shards`): shards in N processes, one output file per shard
 named `<output_file>-0000i-of-0000K`, deterministic for a seed and worker
-count but not the original's order.
+count but not the original's order. `--runner=DirectRunner` (or Dataflow,
+Flink, Spark; other Beam options pass through) runs the same shards as an
+Apache Beam pipeline (data_prep/beam/pretraining.py): the same bytes as
+`--num_workers` for a seed and shard plan.
 
 Example:
     python -m data_prep.create_pretraining_data \
@@ -25,6 +28,8 @@ from absl import flags, logging
 from bert_tf.cli import bert_flags
 from bert_tf.io_utils import InputError
 from bert_tf.cli import flag_ranges
+from data_prep.beam import pipeline as beam_pipeline
+from data_prep.common.outputs import remove
 from data_prep.pretraining.documents import (Shard, expand_input_files,
                                              load_tokenizer, plan_shards,
                                              read_documents)
@@ -71,7 +76,9 @@ def define_flags():
       "Scalable mode: input files are cut at blank lines into shards of about "
       "this size (and into at least --num_workers shards); bounds the memory "
       "of each worker.")
-
+  beam_pipeline.define_runner_flags(
+      "input shards (at least this many; big files are cut at blank lines "
+      "into pieces of about --shard_size_mb), one output file each.")
 
 
 def _check_flags():
@@ -90,9 +97,10 @@ def _check_flags():
   for name, ok, rule in checks:
     if not ok:
       raise InputError("--%s=%s %s" % (name, FLAGS[name].value, rule))
-  if FLAGS.num_workers and "," in FLAGS.output_file:
-    raise InputError("--output_file: the scalable mode (--num_workers > 0) "
-                     "takes one path and writes one file per shard")
+  if (FLAGS.num_workers or FLAGS.runner) and "," in FLAGS.output_file:
+    raise InputError("--output_file: the scalable mode (--num_workers > 0 "
+                     "or --runner) takes one path and writes one file per "
+                     "shard")
 
 
 def _options():
@@ -103,7 +111,7 @@ def _options():
       masked_lm_prob=FLAGS.masked_lm_prob,
       short_seq_prob=FLAGS.short_seq_prob,
       do_whole_word_mask=FLAGS.do_whole_word_mask,
-      exact_stream=not FLAGS.num_workers)
+      exact_stream=not (FLAGS.num_workers or FLAGS.runner))
 
 
 def _run_faithful(input_files, tokenizer_args):
@@ -116,6 +124,21 @@ def _run_faithful(input_files, tokenizer_args):
                                 progress=True)
   output_files = FLAGS.output_file.split(",")
   write_round_robin(records, output_files)
+  return stats, output_files
+
+
+def _run_beam(input_files, tokenizer_args, beam_args):
+  # pylint: disable-next=g-import-not-at-top
+  from data_prep.beam.pretraining import write_shards_beam
+  load_tokenizer(*tokenizer_args)  # fail early, not in every worker
+  shards = plan_shards(sorted(input_files), FLAGS.shard_size_mb << 20,
+                       min_shards=FLAGS.num_output_shards or 1)
+  stats, output_files = write_shards_beam(
+      shards, FLAGS.output_file, tokenizer_args, _options(),
+      FLAGS.random_seed, FLAGS.runner, beam_args)
+  if not stats.documents:
+    remove(output_files)  # empty files would pass for a result
+    raise InputError("--input_file=%s: no text" % FLAGS.input_file)
   return stats, output_files
 
 
@@ -135,14 +158,18 @@ def _run_scalable(input_files, tokenizer_args):
 
 
 def main(argv):
-  del argv
+  beam_args = beam_pipeline.check_beam_args(argv)
   _check_flags()
   start = time.time()
   input_files = expand_input_files(FLAGS.input_file)
   tokenizer_args = (FLAGS.vocab_file, FLAGS.do_lower_case,
                     FLAGS.spm_model_file)
-  run = _run_scalable if FLAGS.num_workers else _run_faithful
-  stats, output_files = run(input_files, tokenizer_args)
+  if FLAGS.runner:
+    stats, output_files = _run_beam(input_files, tokenizer_args, beam_args)
+  elif FLAGS.num_workers:
+    stats, output_files = _run_scalable(input_files, tokenizer_args)
+  else:
+    stats, output_files = _run_faithful(input_files, tokenizer_args)
   seconds = time.time() - start
   logging.info("Wrote %d files: %s", len(output_files),
                ", ".join(output_files))
@@ -155,7 +182,7 @@ def main(argv):
 def run():
   """Console-script entry point."""
   define_flags()
-  flag_ranges.run_app(main)
+  flag_ranges.run_app(main, beam_pipeline.parse_flags)
 
 
 if __name__ == "__main__":

@@ -5,7 +5,9 @@ tokenized and turned into instances by one worker with its own
 `random.Random(shard_seed(random_seed, shard_index))`, using the original's
 algorithm within the shard: random next segments come from the same shard,
 and the shard's instances are shuffled before writing. Memory is bounded by
-one shard per worker, and shard i goes to `<output>-0000i-of-0000N`.
+one shard per worker, and shard i goes to `<output>-0000i-of-0000N`: under
+a temporary name until every shard is complete (data_prep/common/outputs.py).
+The same per-shard function runs in the Beam driver (data_prep/beam).
 
 Input files are taken in sorted path order. The output is deterministic for
 a given seed, input, `--shard_size_mb` and worker count (the worker count
@@ -27,6 +29,8 @@ import sys
 
 from tqdm import tqdm
 
+from data_prep.common.outputs import (die_with_parent, publish, remove,
+                                     shard_names, temp_name)
 from data_prep.pretraining.documents import load_tokenizer, read_documents
 from data_prep.pretraining.records import (RecordStats, make_records,
                                            write_round_robin)
@@ -40,26 +44,28 @@ def shard_seed(random_seed, shard_index):
   return int.from_bytes(digest[:8], "little")
 
 
-def shard_output_files(output_file, num_shards):
-  return ["%s-%05d-of-%05d" % (output_file, i, num_shards)
-          for i in range(num_shards)]
-
-
 def _init_worker(tokenizer_args, options, random_seed):
+  die_with_parent()
   _worker_state.update(tokenizer=load_tokenizer(*tokenizer_args),
                        options=options, random_seed=random_seed)
 
 
-def _build_shard(task):
-  """Worker: one shard in, one TFRecord file out; returns its RecordStats."""
-  index, shard, output_file = task
-  state = _worker_state
-  documents = read_documents([shard], state["tokenizer"], progress=False)
-  rng = random.Random(shard_seed(state["random_seed"], index))
-  records, stats = make_records(documents, state["tokenizer"],
-                                state["options"], rng)
+def build_shard(index, shard, output_file, tokenizer, options, random_seed):
+  """One shard in, one TFRecord file out; returns its RecordStats. The
+  per-shard step of both drivers (this pool, `data_prep.beam.pretraining`).
+  """
+  documents = read_documents([shard], tokenizer, progress=False)
+  rng = random.Random(shard_seed(random_seed, index))
+  records, stats = make_records(documents, tokenizer, options, rng)
   write_round_robin(records, [output_file])
   return stats
+
+
+def _build_shard(task):
+  index, shard, output_file = task
+  state = _worker_state
+  return build_shard(index, shard, output_file, state["tokenizer"],
+                     state["options"], state["random_seed"])
 
 
 def _context():
@@ -71,16 +77,23 @@ def _context():
 def write_shards(shards, output_file, tokenizer_args, options, random_seed,
                  num_workers, progress=True):
   """Builds every shard in `num_workers` processes; returns RecordStats."""
-  outputs = shard_output_files(output_file, len(shards))
+  outputs = shard_names(output_file, len(shards))
+  temps = [temp_name(path) for path in outputs]
   totals = [0, 0, 0]
   init_args = (tokenizer_args, options, random_seed)
-  with _context().Pool(min(num_workers, len(shards)), _init_worker,
-                       init_args) as pool, tqdm(
-                           total=len(shards), unit=" shards", desc="shards",
-                           disable=None if progress else True) as bar:
-    tasks = [(i, shard, outputs[i]) for i, shard in enumerate(shards)]
-    for stats in pool.imap_unordered(_build_shard, tasks):
-      totals = [t + s for t, s in zip(totals, stats)]
-      bar.set_postfix(instances=totals[1])
-      bar.update(1)
+  try:
+    with _context().Pool(min(num_workers, len(shards)), _init_worker,
+                         init_args) as pool, tqdm(
+                             total=len(shards), unit=" shards", desc="shards",
+                             disable=None if progress else True) as bar:
+      tasks = [(i, shard, temps[i]) for i, shard in enumerate(shards)]
+      for stats in pool.imap_unordered(_build_shard, tasks):
+        totals = [t + s for t, s in zip(totals, stats)]
+        bar.set_postfix(instances=totals[1])
+        bar.update(1)
+  except BaseException:
+    remove(temps)
+    raise
+  # Every shard is complete: only now do they get their names.
+  publish(temps, outputs, output_file)
   return RecordStats(*totals), outputs

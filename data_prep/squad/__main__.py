@@ -21,7 +21,8 @@ from bert_tf.io_utils import InputError, require_file
 from bert_tf.cli import flag_ranges
 from data_prep.squad import flags as squad_flags
 from data_prep.squad.example import load_squad_examples
-from data_prep.squad.writer import write_squad_features
+from data_prep.squad.writer import encoder_settings, write_squad_features
+from data_prep.beam import pipeline as beam_pipeline
 
 FLAGS = flags.FLAGS
 
@@ -47,10 +48,14 @@ def define_flags():
   bert_flags.define_tokenizer_flags()
   bert_flags.define_max_seq_length(384)
   squad_flags.define_feature_flags()
+  beam_pipeline.define_runner_flags(
+      "output shards <output_file>-SSSSS-of-NNNNN (and of the sidecar); "
+      "default 1, at most one per ~256 examples.")
 
 
 
-def main(_):
+def main(argv):
+  beam_args = beam_pipeline.check_beam_args(argv)
   require_file(FLAGS.input_file, "input_file")
   require_file(FLAGS.vocab_file, "vocab_file")
   if not FLAGS.output_file:
@@ -65,23 +70,35 @@ def main(_):
                                           FLAGS.version_2_with_negative)
   if FLAGS.is_training and FLAGS.shuffle_train_examples:
     random.Random(12345).shuffle(examples)
-  counts = write_squad_features(
-      examples, FLAGS.vocab_file, FLAGS.do_lower_case, FLAGS.output_file,
-      features_file, FLAGS.max_seq_length, FLAGS.doc_stride,
-      FLAGS.max_query_length, FLAGS.is_training,
-      num_workers=FLAGS.num_workers, progress=True)
+  if FLAGS.runner:
+    # pylint: disable-next=g-import-not-at-top
+    from data_prep.beam.squad import write_squad_features_beam
+    counts, outputs = write_squad_features_beam(
+        examples, encoder_settings(
+            FLAGS.vocab_file, FLAGS.do_lower_case, FLAGS.max_seq_length,
+            FLAGS.doc_stride, FLAGS.max_query_length, FLAGS.is_training,
+            bool(features_file)),
+        FLAGS.output_file, features_file, FLAGS.num_output_shards,
+        FLAGS.runner, beam_args)
+  else:
+    outputs = [f for f in (FLAGS.output_file, features_file) if f]
+    counts = write_squad_features(
+        examples, FLAGS.vocab_file, FLAGS.do_lower_case, FLAGS.output_file,
+        features_file, FLAGS.max_seq_length, FLAGS.doc_stride,
+        FLAGS.max_query_length, FLAGS.is_training,
+        num_workers=FLAGS.num_workers, progress=True)
   seconds = max(time.time() - start, 1e-9)
   print("examples: %d, features: %d, skipped answers: %d, throughput: %.0f "
-        "examples/s (%.0f features/s), wrote %s%s" %
+        "examples/s (%.0f features/s), wrote %s" %
         (counts.examples, counts.features, len(skipped),
          counts.examples / seconds, counts.features / seconds,
-         FLAGS.output_file, " and " + features_file if features_file else ""))
+         ", ".join(outputs)))
 
 
 def run():
   """Console-script entry point."""
   define_flags()
-  flag_ranges.run_app(main)
+  flag_ranges.run_app(main, beam_pipeline.parse_flags)
 
 
 if __name__ == "__main__":

@@ -26,8 +26,10 @@ import multiprocessing
 
 from bert_tf.io_utils import atomic_output
 from bert_tf.records.example_bytes import example_bytes
+from bert_tf.records.task_schemas import squad_schema
 from bert_tf.records.tfrecord_file import tfrecord_writer
 from bert_tf.tokenizers.loading import load_tokenizer
+from data_prep.common.outputs import die_with_parent
 from data_prep.squad import records as squad_records
 from data_prep.squad.features import FIRST_UNIQUE_ID, FeatureEncoder
 
@@ -39,14 +41,14 @@ _CHUNK_SIZE = 256  # examples per task, rounded up to a paragraph's end
 _worker_state = None
 
 
-def _new_encoder(vocab_file, do_lower_case, max_seq_length, doc_stride,
+def new_encoder(vocab_file, do_lower_case, max_seq_length, doc_stride,
                  max_query_length, is_training, with_sidecar, spm_model_file):
   tokenizer = load_tokenizer(vocab_file, do_lower_case, spm_model_file)
   return FeatureEncoder(tokenizer, max_seq_length, doc_stride,
                         max_query_length, is_training, with_sidecar)
 
 
-def _convert(encoder, first_index, examples):
+def convert_chunk(encoder, first_index, examples):
   """[(record entries but unique_ids, sidecar tail)] of the examples'
   features; the parent adds the unique ids."""
   entries = encoder.schema.entries
@@ -57,17 +59,18 @@ def _convert(encoder, first_index, examples):
 
 def _init_worker(encoder_args):
   global _worker_state
+  die_with_parent()
   if _worker_state is None:  # spawned, not forked
-    _worker_state = (_new_encoder(*encoder_args), None)
+    _worker_state = (new_encoder(*encoder_args), None)
 
 
 def _convert_in_worker(start, stop, chunk):
   encoder, examples = _worker_state
-  return _convert(encoder, start,
+  return convert_chunk(encoder, start,
                   examples[start:stop] if chunk is None else chunk)
 
 
-def _chunk_bounds(examples):
+def chunk_bounds(examples):
   """[(start, stop)]: ~_CHUNK_SIZE examples, never splitting a paragraph
   (its questions share one tokenized context in a worker's cache)."""
   bounds = []
@@ -84,10 +87,10 @@ def _chunk_bounds(examples):
 
 def _converted_chunks(examples, encoder, encoder_args, num_workers):
   """Yields (num_examples, converted) per chunk, in order."""
-  bounds = _chunk_bounds(examples)
+  bounds = chunk_bounds(examples)
   if num_workers <= 1:
     for start, stop in bounds:
-      yield stop - start, _convert(encoder, start, examples[start:stop])
+      yield stop - start, convert_chunk(encoder, start, examples[start:stop])
     return
   # Workers never touch TensorFlow, so forking the parent is safe.
   global _worker_state
@@ -149,35 +152,64 @@ def write_squad_features(examples, vocab_file, do_lower_case, output_file,
   `spm_model_file`: tokenize with this SentencePiece model instead of
   `vocab_file` (each context word on its own, as with WordPiece).
   """
-  encoder_args = (vocab_file, do_lower_case, max_seq_length, doc_stride,
-                  max_query_length, is_training, bool(features_file),
-                  spm_model_file)
+  encoder_args = encoder_settings(vocab_file, do_lower_case, max_seq_length,
+                                  doc_stride, max_query_length, is_training,
+                                  bool(features_file), spm_model_file)
   # Validates the settings and the vocab before any worker starts.
-  encoder = _new_encoder(*encoder_args)
-  schema = encoder.schema
+  encoder = new_encoder(*encoder_args)
   unique_id = FIRST_UNIQUE_ID
   with contextlib.ExitStack() as stack:
     stack.enter_context(_gc_paused())
-    writer = stack.enter_context(tfrecord_writer(output_file))
-    sidecar = None
-    if features_file:
-      sidecar = stack.enter_context(atomic_output(features_file))
-      sidecar.write(squad_records.sidecar_header(
-          max_seq_length=max_seq_length, doc_stride=doc_stride,
-          max_query_length=max_query_length, is_training=is_training,
-          do_lower_case=do_lower_case))
+    out = open_outputs(stack, output_file, features_file, encoder_args)
     bar = stack.enter_context(_progress_bar(len(examples), progress))
     for num_examples, converted in _converted_chunks(examples, encoder,
                                                      encoder_args,
                                                      num_workers):
-      first_id = unique_id
-      for entries, _ in converted:
-        writer.write(example_bytes(
-            [schema.entries({"unique_ids": unique_id}), entries]))
-        unique_id += 1
-      if sidecar is not None:
-        sidecar.write("".join([
-            squad_records.sidecar_line(first_id + i, tail)
-            for i, (_, tail) in enumerate(converted)]))
+      unique_id = out.write(converted, unique_id)
       bar.update(num_examples)
   return Counts(len(examples), unique_id - FIRST_UNIQUE_ID)
+
+
+def encoder_settings(vocab_file, do_lower_case, max_seq_length, doc_stride,
+                     max_query_length, is_training, with_sidecar,
+                     spm_model_file=None):
+  """The picklable arguments of `new_encoder` (sent to workers)."""
+  return (vocab_file, do_lower_case, max_seq_length, doc_stride,
+          max_query_length, is_training, with_sidecar, spm_model_file)
+
+
+class _Outputs:
+  """A TFRecord writer and an optional sidecar file of one output."""
+
+  def __init__(self, writer, sidecar, schema):
+    self.writer, self.sidecar, self.schema = writer, sidecar, schema
+
+  def write(self, converted, first_id):
+    """Writes converted features with unique ids from `first_id` on, in
+    order (`convert_chunk`'s output); returns the next id."""
+    entries = self.schema.entries
+    for i, (record, _) in enumerate(converted):
+      self.writer.write(example_bytes([entries({"unique_ids": first_id + i}),
+                                       record]))
+    if self.sidecar is not None:
+      self.sidecar.write("".join([
+          squad_records.sidecar_line(first_id + i, tail)
+          for i, (_, tail) in enumerate(converted)]))
+    return first_id + len(converted)
+
+
+def open_outputs(stack, output_file, features_file, encoder_args):
+  """Opens the TFRecord (and sidecar, with its header) in an ExitStack:
+  both appear, complete, when the stack closes without an exception."""
+  (_, do_lower_case, max_seq_length, doc_stride, max_query_length,
+   is_training, _, _) = encoder_args
+  writer = stack.enter_context(tfrecord_writer(output_file))
+  sidecar = None
+  if features_file:
+    sidecar = stack.enter_context(atomic_output(features_file))
+    sidecar.write(squad_records.sidecar_header(
+        max_seq_length=max_seq_length, doc_stride=doc_stride,
+        max_query_length=max_query_length, is_training=is_training,
+        do_lower_case=do_lower_case))
+  return _Outputs(writer, sidecar,
+                  squad_schema(max_seq_length, is_training))

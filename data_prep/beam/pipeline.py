@@ -1,0 +1,98 @@
+"""Runs a data_prep job as an Apache Beam pipeline: flags, options, errors.
+
+`--runner=DirectRunner` (or DataflowRunner, FlinkRunner, SparkRunner,
+PortableRunner) runs the job's per-shard steps in Beam; every other Beam
+pipeline option on the command line passes through (`--direct_num_workers=2
+--direct_running_mode=multi_processing`, `--project`, `--region`,
+`--temp_location`, ...). Without `--runner` the job keeps its faithful
+single-process path. Shards are written under temporary names and renamed
+in by the launcher once the pipeline has succeeded (data_prep/common/
+outputs.py), so a failed run leaves no complete-looking output. A bad record
+fails the run with the job's own one-line message, unwrapped from Beam's.
+
+Example:
+    counters = run(lambda p: p | beam.Create([1, 2]) | beam.Map(work),
+                   "DirectRunner", ["--direct_num_workers=2"])
+    counters["documents"]
+"""
+
+import re
+
+from absl import flags
+
+from bert_tf.io_utils import InputError
+
+NAMESPACE = "bert_tf"
+RUNNERS = ("DirectRunner", "DataflowRunner", "FlinkRunner", "SparkRunner",
+           "PortableRunner", "PrismRunner")
+_INPUT_ERROR = re.compile(r"InputError: (.+?)(?: \[while running .*)?$",
+                          re.MULTILINE)
+
+
+def define_runner_flags(shards_help):
+  """--runner and --num_output_shards."""
+  flags.DEFINE_enum(
+      "runner", None, list(RUNNERS),
+      "Run as an Apache Beam pipeline on this runner; other Beam pipeline "
+      "options pass through (e.g. --direct_num_workers=2 "
+      "--direct_running_mode=multi_processing, --project, --region, "
+      "--temp_location). Default: the single-process path.")
+  flags.DEFINE_integer("num_output_shards", None,
+                       "With --runner: " + shards_help)
+
+
+def parse_flags(argv):
+  """absl flags parser that leaves unknown flags to Beam (`app.run(...,
+  flags_parser=parse_flags)`); `check_beam_args` refuses them without
+  --runner."""
+  return flags.FLAGS(argv, known_only=True)
+
+
+def check_beam_args(argv):
+  """The pass-through arguments; an InputError if there is no --runner."""
+  extra = list(argv[1:])
+  if extra and not flags.FLAGS.runner:
+    raise InputError("unknown flag or argument %s (Beam pipeline options "
+                     "need --runner)" % extra[0])
+  return extra
+
+
+def counter(name):
+  import apache_beam as beam  # pylint: disable=g-import-not-at-top
+  return beam.metrics.Metrics.counter(NAMESPACE, name)
+
+
+def _user_error(error):
+  """The InputError behind a pipeline failure, or None for a bug."""
+  seen = error
+  while seen is not None:
+    if isinstance(seen, InputError):
+      return seen
+    seen = seen.__cause__ or seen.__context__
+  match = _INPUT_ERROR.search(str(error))
+  return InputError(match.group(1)) if match else None
+
+
+def run(build, runner, beam_args):
+  """Builds the pipeline with `build(pipeline)`, runs it to the end and
+  returns its counters {name: value}."""
+  import apache_beam as beam  # pylint: disable=g-import-not-at-top
+  from apache_beam.options.pipeline_options import PipelineOptions  # pylint: disable=g-import-not-at-top
+  pipeline = beam.Pipeline(
+      options=PipelineOptions(["--runner=" + runner] + list(beam_args)))
+  build(pipeline)
+  try:
+    result = pipeline.run()
+    result.wait_until_finish()
+  except Exception as e:  # pylint: disable=broad-except
+    user_error = _user_error(e)
+    if user_error is None:
+      raise
+    raise user_error from None
+  counters = {}
+  for result_counter in result.metrics().query()["counters"]:
+    value = result_counter.committed
+    if value is None:
+      value = result_counter.attempted
+    counters[result_counter.key.metric.name] = value
+  return counters

@@ -1,0 +1,98 @@
+"""data_prep.squad as a Beam pipeline: chunks of paragraphs in parallel.
+
+The examples are cut into the same chunks as the process pool
+(`writer.chunk_bounds`, whole paragraphs) and each is featurized by
+`writer.convert_chunk`. Chunk i goes to output shard i * N // chunks, and
+unique ids continue across chunks in example order (each shard's first id
+comes from the feature counts of the chunks before it), so the shards,
+concatenated, are the single-process file and sidecar exactly.
+
+Example:
+    counts = write_squad_features_beam(
+        examples, encoder_args, "eval.tf_record",
+        "eval.tf_record.features.jsonl", 4, "DirectRunner", [])
+"""
+
+import contextlib
+
+from data_prep.beam import pipeline
+from data_prep.common.outputs import publish, remove, shard_names, temp_name
+from data_prep.squad import writer
+from data_prep.squad.features import FIRST_UNIQUE_ID
+
+
+class _Convert:
+  """Map body: (chunk index, examples, first example index) -> (chunk
+  index, converted features); one encoder per worker."""
+
+  def __init__(self, encoder_args):
+    self.encoder_args = encoder_args
+    self._encoder = None
+
+  def __call__(self, chunk):
+    if self._encoder is None:
+      self._encoder = writer.new_encoder(*self.encoder_args)
+    index, examples, first_index = chunk
+    converted = writer.convert_chunk(self._encoder, first_index, examples)
+    pipeline.counter("examples").inc(len(examples))
+    pipeline.counter("features").inc(len(converted))
+    return index, converted
+
+
+class _WriteShard:
+  """Map body: (shard, [(chunk index, converted)]) -> one TFRecord (and
+  sidecar) shard under its temporary name."""
+
+  def __init__(self, encoder_args, records, sidecars):
+    self.encoder_args = encoder_args
+    self.records = records
+    self.sidecars = sidecars
+
+  def __call__(self, shard_and_chunks, counts):
+    shard, chunks = shard_and_chunks
+    chunks = sorted(chunks, key=lambda chunk: chunk[0])
+    unique_id = FIRST_UNIQUE_ID + sum(count for index, count in counts
+                                      if index < chunks[0][0])
+    with contextlib.ExitStack() as stack:
+      out = writer.open_outputs(
+          stack, self.records[shard],
+          self.sidecars[shard] if self.sidecars else None, self.encoder_args)
+      for _, converted in chunks:
+        unique_id = out.write(converted, unique_id)
+
+
+def write_squad_features_beam(examples, encoder_args, output_file,
+                              features_file, num_output_shards, runner,
+                              beam_args):
+  """Writes `<output_file>-SSSSS-of-NNNNN` (and the sidecar's shards);
+  -> (writer.Counts, output files)."""
+  import apache_beam as beam  # pylint: disable=g-import-not-at-top
+  writer.new_encoder(*encoder_args)  # bad settings or vocab: fail here
+  bounds = writer.chunk_bounds(examples)
+  num_shards = max(1, min(num_output_shards or 1, len(bounds)))
+  records = shard_names(output_file, num_shards)
+  sidecars = shard_names(features_file, num_shards) if features_file else []
+  finals = records + sidecars
+  temps = [temp_name(path) for path in finals]
+  chunks = [(i, examples[start:stop], start)
+            for i, (start, stop) in enumerate(bounds)]
+  write = _WriteShard(encoder_args, temps[:num_shards], temps[num_shards:])
+
+  def graph(p):
+    converted = (p | "Chunks" >> beam.Create(chunks) | beam.Reshuffle()
+                 | "Convert" >> beam.Map(_Convert(encoder_args)))
+    counts = converted | "Count" >> beam.Map(lambda c: (c[0], len(c[1])))
+    _ = (converted
+         | "ToShard" >> beam.Map(
+             lambda c: (c[0] * num_shards // len(chunks), c))
+         | beam.GroupByKey()
+         | "WriteShard" >> beam.Map(write,
+                                    counts=beam.pvalue.AsList(counts)))
+
+  try:
+    counters = pipeline.run(graph, runner, beam_args)
+  except BaseException:
+    remove(temps)
+    raise
+  publish(temps, finals, *[f for f in (output_file, features_file) if f])
+  return writer.Counts(len(examples), counters.get("features", 0)), finals
