@@ -16,6 +16,7 @@ Example:
     counters["documents"]
 """
 
+import logging
 import re
 
 from absl import flags
@@ -25,8 +26,8 @@ from bert_tf.io_utils import InputError
 NAMESPACE = "bert_tf"
 RUNNERS = ("DirectRunner", "DataflowRunner", "FlinkRunner", "SparkRunner",
            "PortableRunner", "PrismRunner")
-_INPUT_ERROR = re.compile(r"InputError: (.+?)(?: \[while running .*)?$",
-                          re.MULTILINE)
+_INPUT_ERROR = re.compile(r"InputError: (.+)$", re.MULTILINE)
+_WHILE_RUNNING = re.compile(r" \[while running .*\]$")
 
 
 def define_runner_flags(shards_help):
@@ -65,22 +66,36 @@ def counter(name):
 def _user_error(error):
   """The InputError behind a pipeline failure, or None for a bug."""
   seen = error
-  while seen is not None:
-    if isinstance(seen, InputError):
-      return seen
+  while seen is not None and not isinstance(seen, InputError):
     seen = seen.__cause__ or seen.__context__
+  if seen is not None:  # Beam appends " [while running 'Step']"
+    return InputError(_WHILE_RUNNING.sub("", str(seen)))
+  # Runners that only pass the remote traceback's text.
   match = _INPUT_ERROR.search(str(error))
-  return InputError(match.group(1)) if match else None
+  return InputError(_WHILE_RUNNING.sub("", match.group(1))) if match else None
 
 
 def run(build, runner, beam_args):
   """Builds the pipeline with `build(pipeline)`, runs it to the end and
   returns its counters {name: value}."""
-  import apache_beam as beam  # pylint: disable=g-import-not-at-top
-  from apache_beam.options.pipeline_options import PipelineOptions  # pylint: disable=g-import-not-at-top
+  # pylint: disable=g-import-not-at-top
+  import apache_beam as beam
+  from apache_beam.options.pipeline_options import PipelineOptions
+  from apache_beam.runners.portability.fn_api_runner import FnApiRunner
+  # pylint: enable=g-import-not-at-top
+  options = PipelineOptions(["--runner=" + runner] + list(beam_args))
+  # Beam's DirectRunner first tries Prism, a binary it downloads at run
+  # time; its local fallback, the FnApiRunner, is what DirectRunner means
+  # here (and it honours --direct_num_workers / --direct_running_mode).
   pipeline = beam.Pipeline(
-      options=PipelineOptions(["--runner=" + runner] + list(beam_args)))
+      runner=FnApiRunner() if runner == "DirectRunner" else None,
+      options=options)
   build(pipeline)
+  # A bad record is reported once, as our one line, not also as the
+  # worker's logged traceback.
+  worker_log = logging.getLogger("apache_beam.runners")
+  level = worker_log.level
+  worker_log.setLevel(logging.CRITICAL)
   try:
     result = pipeline.run()
     result.wait_until_finish()
@@ -89,6 +104,8 @@ def run(build, runner, beam_args):
     if user_error is None:
       raise
     raise user_error from None
+  finally:
+    worker_log.setLevel(level)
   counters = {}
   for result_counter in result.metrics().query()["counters"]:
     value = result_counter.committed
