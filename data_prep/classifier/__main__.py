@@ -27,6 +27,7 @@ from data_prep.classifier import features as classifier_features
 from data_prep.classifier import flags as classifier_flags
 from data_prep.classifier import tasks as classifier_tasks
 from data_prep.classifier.processor import SPLITS
+from data_prep.beam import pipeline as beam_pipeline
 
 FLAGS = flags.FLAGS
 
@@ -49,10 +50,14 @@ def define_flags():
   bert_flags.define_tokenizer_flags()
   bert_flags.define_max_seq_length(128)
   classifier_flags.define_task_flags()
+  beam_pipeline.define_runner_flags(
+      "output shards <output_file>-SSSSS-of-NNNNN; default 1, at most one "
+      "per 1,000 examples.")
 
 
 
-def main(_):
+def main(argv):
+  beam_args = beam_pipeline.check_beam_args(argv)
   if not FLAGS.task_name:
     raise InputError("--task_name is required")
   if not FLAGS.data_dir and not FLAGS.input_file:
@@ -63,13 +68,26 @@ def main(_):
   processor = classifier_flags.processor_from_flags(FLAGS)
   examples = processor.get_examples(FLAGS.split, FLAGS.input_file)
   tokenizer = tokenization.FullTokenizer(FLAGS.vocab_file, FLAGS.do_lower_case)
-  written = classifier_features.write_examples_to_tfrecord(
-      examples, processor.get_labels(), FLAGS.max_seq_length, tokenizer,
-      FLAGS.output_file, FLAGS.pad_to_multiple_of or None,
-      processor.is_multi_label)
+  if FLAGS.runner:
+    # pylint: disable-next=g-import-not-at-top
+    from data_prep.beam.classifier import write_records_beam
+    padded = classifier_features.padded_examples(
+        examples, FLAGS.pad_to_multiple_of or None)
+    outputs = write_records_beam(
+        padded, (processor.get_labels(), FLAGS.max_seq_length,
+                 FLAGS.vocab_file, FLAGS.do_lower_case,
+                 processor.is_multi_label),
+        FLAGS.output_file, FLAGS.num_output_shards, FLAGS.runner, beam_args)
+    written = len(padded)
+  else:
+    outputs = [FLAGS.output_file]
+    written = classifier_features.write_examples_to_tfrecord(
+        examples, processor.get_labels(), FLAGS.max_seq_length, tokenizer,
+        FLAGS.output_file, FLAGS.pad_to_multiple_of or None,
+        processor.is_multi_label)
   print("task=%s split=%s examples=%d padding=%d records=%d -> %s" %
         (processor.name, FLAGS.split, len(examples), written - len(examples),
-         written, FLAGS.output_file))
+         written, ", ".join(outputs)))
   if FLAGS.split != "test" and not processor.is_regression:
     counts = collections.Counter(
         label for e in examples
@@ -81,7 +99,7 @@ def main(_):
 def run():
   """Console-script entry point."""
   define_flags()
-  flag_ranges.run_app(main)
+  flag_ranges.run_app(main, beam_pipeline.parse_flags)
 
 
 if __name__ == "__main__":

@@ -118,19 +118,36 @@ def write_examples_to_tfrecord(examples, label_list, max_seq_length,
   Returns:
     The number of records written, padding included.
   """
-  if max_seq_length < 3:
-    raise InputError("--max_seq_length=%d: must be at least 3" %
-                     max_seq_length)
+  encode = RecordEncoder(label_list, max_seq_length, tokenizer, multi_label)
   examples = padded_examples(examples, pad_to_multiple_of)
-  schema = classifier_schema(
-      max_seq_length, is_regression=label_list is None,
-      num_labels=len(label_list) if multi_label else None)
   with tfrecord_writer(output_file) as writer:
     for i, example in enumerate(tqdm.tqdm(examples, desc="featurize",
                                           unit="ex", disable=None)):
-      features = convert_single_example(example, label_list, max_seq_length,
-                                        tokenizer, multi_label)
-      if i < _LOGGED_EXAMPLES:
-        _log_example(example, features, tokenizer)
-      writer.write(schema.encode(_record_values(features)))
+      writer.write(encode(example, log=i < _LOGGED_EXAMPLES))
   return len(examples)
+
+
+class RecordEncoder:
+  """example -> serialized record: the per-example step of both drivers
+  (`write_examples_to_tfrecord`, data_prep/beam/classifier.py)."""
+
+  def __init__(self, label_list, max_seq_length, tokenizer,
+               multi_label=False):
+    if max_seq_length < 3:
+      raise InputError("--max_seq_length=%d: must be at least 3" %
+                       max_seq_length)
+    self.label_list = label_list
+    self.max_seq_length = max_seq_length
+    self.tokenizer = tokenizer
+    self.multi_label = multi_label
+    self.schema = classifier_schema(
+        max_seq_length, is_regression=label_list is None,
+        num_labels=len(label_list) if multi_label else None)
+
+  def __call__(self, example, log=False):
+    features = convert_single_example(example, self.label_list,
+                                      self.max_seq_length, self.tokenizer,
+                                      self.multi_label)
+    if log:
+      _log_example(example, features, self.tokenizer)
+    return self.schema.encode(_record_values(features))

@@ -153,3 +153,33 @@ def _alive(pid):
       return f.read().rsplit(")", 1)[1].split()[0] != "Z"
   except OSError:
     return False
+
+
+def test_classifier_beam_shards_concatenate_to_the_single_process_file(
+    tmp_path):
+  rows = ["label\ttext"] + ["%s\tsentence number %d is %s" % (
+      ("neg", "pos")[i % 2], i, ("bad", "good")[i % 2]) for i in range(2500)]
+  (tmp_path / "train.tsv").write_text("\n".join(rows) + "\n")
+  common = ["--task_name=tsv", "--data_dir=%s" % tmp_path, "--skip_header",
+            "--label_column=0", "--text_a_column=1", "--labels=neg,pos",
+            VOCAB, "--max_seq_length=16"]
+  single = tmp_path / "single.tf_record"
+  _ok(_run("data_prep.classifier", *common, "--output_file=%s" % single))
+  beam = tmp_path / "beam.tf_record"
+  _ok(_run("data_prep.classifier", *common, "--output_file=%s" % beam,
+           "--runner=DirectRunner", "--num_output_shards=3"))
+  shards = _shards(beam)
+  assert len(shards) == 3
+  assert b"".join(p.read_bytes() for p in shards) == single.read_bytes()
+  # A malformed row: the same one line, no output.
+  (tmp_path / "train.tsv").write_text("\n".join(rows[:50] + ["pos"]) + "\n")
+  errors = []
+  for output, extra in [(single, []), (beam, ["--runner=DirectRunner"])]:
+    result = _run("data_prep.classifier", *common,
+                  "--output_file=%s.bad" % output, *extra)
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    errors.append([line for line in result.stderr.splitlines()
+                   if line.startswith("ERROR:")])
+  assert len(errors[0]) == 1 and errors[0] == errors[1]
+  assert "train.tsv:51:" in errors[0][0]  # the header is line 1
+  assert not list(tmp_path.glob("*.bad*"))
