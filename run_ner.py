@@ -54,6 +54,7 @@ from bert_tf.cli import engine_flags
 from bert_tf.cli import eval_flags
 from bert_tf.cli import script_runner
 from bert_tf.io_utils import atomic_output
+from bert_tf.io_utils import output_set
 from bert_tf.io_utils import InputError
 from bert_tf.io_utils import make_output_dir
 from bert_tf.io_utils import require_file
@@ -246,12 +247,15 @@ class _Tagger:
     """Writes the split's predictions (and results) files."""
     tags, results = self.tag(trainer, split)
     prefix = _SPLITS[split].prefix
-    with atomic_output(os.path.join(FLAGS.output_dir,
-                                    prefix + "_predictions.txt")) as f:
-      f.writelines(evaluation.prediction_lines(self.sentences[split], tags))
-    if results is not None:
-      write_eval_results(
-          os.path.join(FLAGS.output_dir, prefix + "_results.txt"), results)
+    # The results describe these predictions: published together.
+    with output_set(FLAGS.output_dir, [prefix + "_predictions.txt",
+                                       prefix + "_results.txt"]):
+      with atomic_output(os.path.join(FLAGS.output_dir,
+                                      prefix + "_predictions.txt")) as f:
+        f.writelines(evaluation.prediction_lines(self.sentences[split], tags))
+      if results is not None:
+        write_eval_results(
+            os.path.join(FLAGS.output_dir, prefix + "_results.txt"), results)
 
 
 def main(_):

@@ -52,6 +52,7 @@ from bert_tf.training import input_pipeline
 from bert_tf.cli import script_runner
 from bert_tf.modeling.bert_config import BertConfig
 from bert_tf.io_utils import atomic_output
+from bert_tf.io_utils import output_set
 from bert_tf.io_utils import InputError
 from bert_tf.io_utils import make_output_dir
 from bert_tf.io_utils import require_file
@@ -229,6 +230,17 @@ def _predict(trainer, dev):
   results, predictions = dev.predict(trainer)
   if not distribution.is_chief(trainer.strategy):
     return  # Every worker predicts; only the chief writes the outputs.
+  with output_set(FLAGS.output_dir, PREDICTION_SET):
+    _write_predictions(dev, results, predictions)
+
+
+# One run's prediction outputs: published together (io_utils.output_set).
+PREDICTION_SET = ("raw_results.jsonl", "raw_results.jsonl.settings.json",
+                  "predictions.json", "nbest_predictions.json",
+                  "null_odds.json", "eval_results.json")
+
+
+def _write_predictions(dev, results, predictions):
   squad_postprocess.write_raw_results(
       os.path.join(FLAGS.output_dir, "raw_results.jsonl"), results,
       {name: FLAGS[name].value for name in _FEATURE_SETTINGS})

@@ -55,7 +55,10 @@ def atomic_output(path, mode="w", encoding="utf-8"):
   try:
     with open(tmp, mode, **kwargs) as f:
       yield f
-    os.replace(tmp, path)
+    if _staged is not None and os.path.abspath(path) in _staged[0]:
+      _staged[1][os.path.abspath(path)] = tmp  # published by output_set
+    else:
+      os.replace(tmp, path)
   except BaseException as e:
     if os.path.exists(tmp):
       os.remove(tmp)
@@ -180,3 +183,60 @@ def make_output_dir(path):
   f.write("pid %d on %s\n" % (os.getpid(), socket.gethostname()))
   f.flush()
   _held_locks[os.path.realpath(path)] = f
+  _remove_stale_temps(path)
+
+
+# While an `output_set` is open: (its final paths, {final path: temp path}).
+_staged = None
+
+
+@contextlib.contextmanager
+def output_set(folder, names):
+  """Publishes the files `names` of `folder` as one set.
+
+  Inside the block, `atomic_output` to one of them writes a temp file but
+  does not rename it. When the block ends without an exception, the set's
+  earlier files (also those this run did not write again, which would
+  describe other results) are removed and the new ones renamed in; after an
+  exception the new files are dropped and the earlier set stays as it was.
+  Either way the folder never holds a mix of two runs' files.
+
+  Example:
+      with output_set(out, ["predictions.json", "eval_results.json"]):
+        write_predictions(...)  # atomic_output(out/predictions.json)
+        write_metrics(...)
+  """
+  global _staged
+  finals = {os.path.abspath(os.path.join(folder, name)) for name in names}
+  staged = {}
+  _staged = (finals, staged)
+  try:
+    yield
+  except BaseException:
+    for tmp in staged.values():
+      if os.path.exists(tmp):
+        os.remove(tmp)
+    raise
+  finally:
+    _staged = None
+  for path in finals - staged.keys():
+    if os.path.exists(path):
+      os.remove(path)
+  for path, tmp in staged.items():
+    os.replace(tmp, path)
+
+
+def _remove_stale_temps(folder):
+  """Temp files of killed runs (`atomic_output`'s `.tmp-xxxxxxxx`, a
+  sharded output's `.tmp-shard`) and half-saved checkpoints (`*_temp`
+  folders): only called under the folder's lock, so none is a live run's."""
+  import re  # pylint: disable=g-import-not-at-top
+  import shutil  # pylint: disable=g-import-not-at-top
+  pattern = re.compile(r".*(\.tmp-[0-9a-f]{8}|\.tmp-shard|_temp)$")
+  for name in os.listdir(folder):
+    if pattern.match(name) and name != LOCK_FILE:
+      path = os.path.join(folder, name)
+      if os.path.isdir(path):
+        shutil.rmtree(path, ignore_errors=True)
+      else:
+        os.remove(path)
