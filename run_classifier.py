@@ -71,6 +71,11 @@ flags.DEFINE_string(
     "With --do_predict, also write the test predictions here as a GLUE "
     "submission TSV (header `index<TAB>prediction`, label names; "
     "regression: the score), e.g. $OUTPUT_DIR/MRPC.tsv.")
+flags.DEFINE_string(
+    "train_records", None,
+    "With --do_train: train on these TFRecords (comma-separated globs, e.g. "
+    "the shards of `python -m data_prep.classifier --runner=...`: "
+    "'out/train.tf_record-*') instead of featurizing the train split.")
 script_runner.define_finetuning_flags(max_seq_length=128)
 bert_flags.define_spm_model_file()
 classifier_flags.define_task_flags()
@@ -117,8 +122,9 @@ class _Task:
     # Every file is read now, so a bad row fails before any training.
     self.examples = {split: processor.get_examples(split)
                      for split, (do_flag, _, _) in _SPLITS.items()
-                     if FLAGS[do_flag].value or (
-                         split == "dev" and _periodic_eval())}
+                     if (FLAGS[do_flag].value and not (
+                         split == "train" and FLAGS.train_records)) or (
+                             split == "dev" and _periodic_eval())}
     self._records = {}
 
   def write_records(self, split):
@@ -187,10 +193,17 @@ def main(_):
                             for e in split), "--task_name=%s" % processor.name)
   num_train_steps, num_warmup_steps, steps_per_epoch = 0, 0, None
   if FLAGS.do_train:
-    steps_per_epoch = len(task.examples["train"]) / FLAGS.train_batch_size
+    if FLAGS.train_records:
+      train_files = input_pipeline.record_files(FLAGS.train_records,
+                                                "train_records")
+      num_train = input_pipeline.count_records(train_files, task.specs,
+                                               "train_records")
+    else:
+      num_train = len(task.examples["train"])
+    steps_per_epoch = num_train / FLAGS.train_batch_size
     num_train_steps, num_warmup_steps = script_runner.train_steps(
-        len(task.examples["train"]), FLAGS.train_batch_size,
-        FLAGS.num_train_epochs, FLAGS.warmup_proportion)
+        num_train, FLAGS.train_batch_size, FLAGS.num_train_epochs,
+        FLAGS.warmup_proportion)
   # Before any output, so that a bad --best_metric leaves nothing behind.
   hook = eval_flags.eval_hook(FLAGS, task.eval_results,
                               FLAGS.bert_config_file, steps_per_epoch,
@@ -200,11 +213,12 @@ def main(_):
                                         num_train_steps, num_warmup_steps)
 
   if FLAGS.do_train:
-    path, _ = task.write_records("train")
+    if not FLAGS.train_records:
+      train_files = [task.write_records("train")[0]]
     logging.info("***** Running training: %d steps, %d warmup",
                  num_train_steps, num_warmup_steps)
     trainer.train(input_pipeline.training_dataset_fn(
-        [path], task.specs, FLAGS.train_batch_size), num_train_steps,
+        train_files, task.specs, FLAGS.train_batch_size), num_train_steps,
                   eval_hook=hook)
 
   if FLAGS.do_eval or FLAGS.do_predict:

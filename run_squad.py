@@ -75,6 +75,12 @@ flags.DEFINE_string("train_file", None,
 flags.DEFINE_string(
     "predict_file", None,
     "SQuAD json for predictions. E.g., dev-v1.1.json or test-v1.1.json")
+flags.DEFINE_string(
+    "train_records", None,
+    "With --do_train: train on these TFRecords (comma-separated globs, e.g. "
+    "the shards of `python -m data_prep.squad --is_training --runner=...`: "
+    "'out/train.tf_record-*') instead of featurizing --train_file. The "
+    "steps then come from the number of features, not of questions.")
 flags.DEFINE_bool("do_predict", False, "Whether to run eval on the dev set.")
 flags.DEFINE_integer("predict_batch_size", 8,
                      "Total batch size for predictions.")
@@ -119,7 +125,8 @@ def _check_flags():
   eval_flags.check_eval_flags(FLAGS, training=FLAGS.do_train)
   for do_flag, file_flag in (("do_train", "train_file"),
                              ("do_predict", "predict_file")):
-    if FLAGS[do_flag].value:
+    if FLAGS[do_flag].value and not (file_flag == "train_file" and
+                                     FLAGS.train_records):
       if not FLAGS[file_flag].value:
         raise InputError("If `%s` is True, then `%s` must be specified." %
                          (do_flag, file_flag))
@@ -154,13 +161,17 @@ def _write_records(examples, name, is_training, features_file=None):
 
 
 def _train(trainer, examples, num_train_steps, eval_hook):
+  """Trains on `examples`, or on the record files --train_records gave."""
   logging.info("***** Running training *****")
-  path, _ = _write_records(examples, "train.tf_record", True)
+  if FLAGS.train_records:
+    paths = examples
+  else:
+    paths = [_write_records(examples, "train.tf_record", True)[0]]
   logging.info("  Batch size = %d", FLAGS.train_batch_size)
   logging.info("  Num steps = %d", num_train_steps)
   specs = input_pipeline.squad_features(FLAGS.max_seq_length, True)
   trainer.train(input_pipeline.training_dataset_fn(
-      [path], specs, FLAGS.train_batch_size), num_train_steps,
+      paths, specs, FLAGS.train_batch_size), num_train_steps,
                 eval_hook=eval_hook)
 
 
@@ -264,12 +275,20 @@ def main(_):
   # Both files are read now, so a bad question fails before any training.
   train_examples = dev = None
   num_train_steps, num_warmup_steps, steps_per_epoch = 0, 0, None
-  if FLAGS.do_train:
+  if FLAGS.do_train and FLAGS.train_records:
+    train_examples = input_pipeline.record_files(FLAGS.train_records,
+                                                 "train_records")
+    num_train = input_pipeline.count_records(
+        train_examples, input_pipeline.squad_features(FLAGS.max_seq_length,
+                                                      True), "train_records")
+  elif FLAGS.do_train:
     train_examples = read_squad_examples(FLAGS.train_file, True, v2)
     random.Random(12345).shuffle(train_examples)
-    steps_per_epoch = len(train_examples) / FLAGS.train_batch_size
+    num_train = len(train_examples)
+  if FLAGS.do_train:
+    steps_per_epoch = num_train / FLAGS.train_batch_size
     num_train_steps, num_warmup_steps = script_runner.train_steps(
-        len(train_examples), FLAGS.train_batch_size, FLAGS.num_train_epochs,
+        num_train, FLAGS.train_batch_size, FLAGS.num_train_epochs,
         FLAGS.warmup_proportion)
   if FLAGS.do_predict or _periodic_eval():
     dev = _DevSet(read_squad_examples(FLAGS.predict_file, False, v2))

@@ -21,6 +21,7 @@ Example:
 import tensorflow as tf
 
 from bert_tf.io_utils import first_line
+from bert_tf.io_utils import InputError
 from bert_tf.records import task_schemas
 
 _AUTOTUNE = tf.data.AUTOTUNE
@@ -102,6 +103,39 @@ def training_dataset_fn(input_files, name_to_features, global_batch_size,
 
   dataset_fn.input_files = list(input_files)  # for `damaged_input`
   return dataset_fn
+
+
+def record_files(patterns, flag_name):
+  """Comma-separated globs (e.g. Beam's `out/train.tf_record-*` shards)
+  -> the files, sorted within each glob; checked by opening the first
+  record of each against nothing but its framing.
+
+  Raises:
+    InputError: a glob that matches no file.
+  """
+  files = []
+  for pattern in patterns.split(","):
+    matches = sorted(tf.io.gfile.glob(pattern))
+    if not matches:
+      raise InputError("--%s: no file matches %r" % (flag_name, pattern))
+    files.extend(matches)
+  return files
+
+
+def count_records(input_files, name_to_features, flag_name):
+  """The number of records in `input_files`, after checking that the first
+  one has the features (names, types and lengths) the task reads."""
+  records = tf.data.TFRecordDataset(list(input_files))
+  try:
+    for record in records.take(1):
+      tf.io.parse_single_example(record, name_to_features)
+    return int(records.reduce(0, lambda count, _: count + 1))
+  except tf.errors.DataLossError as e:
+    raise InputError("--%s: %s" % (flag_name, damaged_input(input_files, e)))
+  except tf.errors.InvalidArgumentError as e:
+    raise InputError("--%s=%s: records without this task's features (%s); "
+                     "other --max_seq_length?" %
+                     (flag_name, input_files[0], first_line(e.message)))
 
 
 def damaged_input(input_files, error):

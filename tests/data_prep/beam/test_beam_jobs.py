@@ -183,3 +183,70 @@ def test_classifier_beam_shards_concatenate_to_the_single_process_file(
   assert len(errors[0]) == 1 and errors[0] == errors[1]
   assert "train.tsv:51:" in errors[0][0]  # the header is line 1
   assert not list(tmp_path.glob("*.bad*"))
+
+
+def test_run_classifier_trains_on_beam_shards(tmp_path):
+  rows = ["neg\tthe bad day", "pos\tthe good day"] * 8
+  (tmp_path / "train.tsv").write_text("\n".join(rows) + "\n")
+  encoder = FIXTURES / "encoder"
+  common = ["--task_name=tsv", "--label_column=0", "--text_a_column=1",
+            "--labels=neg,pos", "--max_seq_length=16",
+            "--vocab_file=%s" % (encoder / "vocab_small.txt")]
+  _ok(_run("data_prep.classifier", *common, "--data_dir=%s" % tmp_path,
+           "--output_file=%s" % (tmp_path / "train.tf_record"),
+           "--runner=DirectRunner", "--num_output_shards=2"))
+  os.remove(tmp_path / "train.tsv")  # the shards are all there is
+  env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
+  train = [sys.executable, "run_classifier.py", *common, "--do_train",
+           "--data_dir=%s" % tmp_path,
+           "--bert_config_file=%s" % (encoder / "ckpt_b" / "bert_config.json"),
+           "--output_dir=%s" % (tmp_path / "out"), "--train_batch_size=4",
+           "--num_train_epochs=2", "--save_checkpoints_steps=0"]
+  result = subprocess.run(
+      train + ["--train_records=%s" % (tmp_path / "train.tf_record-*")],
+      cwd=REPO, env=env, capture_output=True, text=True, timeout=300,
+      check=False)
+  _ok(result)
+  # 16 records (both shards) * 2 epochs / 4 = 8 steps.
+  assert (tmp_path / "out" / "ckpt-8.index").exists()
+  result = subprocess.run(
+      train + ["--train_records=%s" % (tmp_path / "nothing-*"),
+               "--output_dir=%s" % (tmp_path / "out2")],
+      cwd=REPO, env=env, capture_output=True, text=True, timeout=300,
+      check=False)
+  assert result.returncode == 1
+  assert result.stderr.splitlines()[-1] == (
+      "ERROR: --train_records: no file matches %r" %
+      str(tmp_path / "nothing-*"))
+
+
+def test_run_squad_trains_on_beam_shards(tmp_path):
+  source = tmp_path / "train.json"
+  data = gzip.decompress((FIXTURES / "squad" /
+                          "small_v1_first_answer.json.gz").read_bytes())
+  source.write_bytes(data)
+  encoder = FIXTURES / "encoder"
+  vocab = "--vocab_file=%s" % (encoder / "vocab_small.txt")
+  _ok(_run("data_prep.squad", "--input_file=%s" % source, vocab,
+           "--is_training", "--max_seq_length=64", "--doc_stride=32",
+           "--max_query_length=16",
+           "--output_file=%s" % (tmp_path / "train.tf_record"),
+           "--runner=DirectRunner", "--num_output_shards=2"))
+  files = _shards(tmp_path / "train.tf_record")
+  assert len(files) == 2
+  env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
+  result = subprocess.run(
+      [sys.executable, "run_squad.py", vocab, "--do_train",
+       "--bert_config_file=%s" % (encoder / "ckpt_b" / "bert_config.json"),
+       "--train_records=%s" % (tmp_path / "train.tf_record-*"),
+       "--output_dir=%s" % (tmp_path / "out"), "--max_seq_length=64",
+       "--doc_stride=32", "--max_query_length=16",
+       "--train_batch_size=32", "--num_train_epochs=1",
+       "--save_checkpoints_steps=0"], cwd=REPO, env=env,
+      capture_output=True, text=True, timeout=300, check=False)
+  _ok(result)
+  import tensorflow as tf  # pylint: disable=g-import-not-at-top
+  count = sum(1 for _ in tf.data.TFRecordDataset([str(f) for f in files]))
+  steps = int(count / 32)
+  assert (tmp_path / "out" / ("ckpt-%d.index" % steps)).exists()
+  assert not (tmp_path / "out" / "train.tf_record").exists()
