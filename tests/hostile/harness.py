@@ -29,6 +29,8 @@ ENTRY_POINTS = {
     "data_prep.squad": "data_prep.squad.__main__",
     "data_prep.squad_predictions": "data_prep.squad.predictions",
     "data_prep.classifier": "data_prep.classifier.__main__",
+    "data_prep.ner": "data_prep.ner.__main__",
+    "data_prep.multiple_choice": "data_prep.multiple_choice.__main__",
     "data_prep.create_pretraining_data":
         "data_prep.pretraining.create_pretraining_data",
     "bert_tf.convert_checkpoint": "bert_tf.cli.convert_checkpoint",

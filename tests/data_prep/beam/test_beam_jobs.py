@@ -250,3 +250,33 @@ def test_run_squad_trains_on_beam_shards(tmp_path):
   steps = int(count / 32)
   assert (tmp_path / "out" / ("ckpt-%d.index" % steps)).exists()
   assert not (tmp_path / "out" / "train.tf_record").exists()
+
+
+def _concatenation_equals_single(tmp_path, module, args, shards):
+  single = tmp_path / "single.tf_record"
+  _ok(_run(module, *args, "--output_file=%s" % single))
+  beam = tmp_path / "beam.tf_record"
+  _ok(_run(module, *args, "--output_file=%s" % beam, "--runner=DirectRunner",
+           "--num_output_shards=%d" % shards))
+  files = _shards(beam)
+  assert len(files) == shards
+  assert all(f.stat().st_size for f in files)
+  assert b"".join(f.read_bytes() for f in files) == single.read_bytes()
+
+
+def test_ner_and_multiple_choice_beam_shards(tmp_path):
+  # 160 documents of 8 sentences: chunks of whole documents, 3 shards.
+  conll = tmp_path / "train.txt"
+  conll.write_text((FIXTURES / "ner" / "train.txt").read_text() * 160)
+  _concatenation_equals_single(
+      tmp_path, "data_prep.ner",
+      ["--input_file=%s" % conll, VOCAB, "--max_seq_length=24",
+       "--document_context"], 3)
+  # 2,400 SWAG rows: chunks of 1,000 examples, 2 shards.
+  lines = (FIXTURES / "swag" / "train.csv").read_text().splitlines(True)
+  swag = tmp_path / "swag" / "train.csv"
+  swag.parent.mkdir()
+  swag.write_text(lines[0] + "".join(lines[1:]) * 300)
+  _concatenation_equals_single(
+      tmp_path / "swag", "data_prep.multiple_choice",
+      ["--input_file=%s" % swag, VOCAB, "--max_seq_length=32"], 2)

@@ -1,0 +1,62 @@
+"""The Beam driver of the per-example data jobs (classifier, NER, multiple
+choice): chunks of examples -> record bytes -> ordered output shards.
+
+`encode(chunk) -> [serialized records]` is the job's single-process step
+(loading its tokenizer lazily, once per worker). Chunk i goes to output shard
+i * N // chunks, in chunk order, so the shards, concatenated, are the
+single-process file.
+
+Example:
+    files = write_record_shards(chunks, _Encode(args), "out/train.tf_record",
+                                4, "DirectRunner", [])
+"""
+
+from bert_tf.records.tfrecord_file import tfrecord_writer
+from data_prep.beam import pipeline
+from data_prep.common.outputs import publish, remove, shard_names, temp_name
+
+
+def _indexed(encode):
+  def run(indexed_chunk):
+    index, chunk = indexed_chunk
+    records = encode(chunk)
+    pipeline.counter("examples").inc(len(chunk))
+    pipeline.counter("records").inc(len(records))
+    return index, records
+  return run
+
+
+def _write_shard(paths):
+  def write(shard_and_chunks):
+    shard, chunks = shard_and_chunks
+    with tfrecord_writer(paths[shard]) as writer:
+      for _, records in sorted(chunks, key=lambda chunk: chunk[0]):
+        for record in records:
+          writer.write(record)
+  return write
+
+
+def write_record_shards(chunks, encode, output_file, num_output_shards,
+                        runner, beam_args):
+  """Writes `<output_file>-SSSSS-of-NNNNN`; -> (counters, file names)."""
+  import apache_beam as beam  # pylint: disable=g-import-not-at-top
+  chunks = list(enumerate(chunks)) or [(0, [])]
+  num_shards = max(1, min(num_output_shards or 1, len(chunks)))
+  finals = shard_names(output_file, num_shards)
+  temps = [temp_name(path) for path in finals]
+
+  def graph(p):
+    _ = (p | "Chunks" >> beam.Create(chunks) | beam.Reshuffle()
+         | "Encode" >> beam.Map(_indexed(encode))
+         | "ToShard" >> beam.Map(
+             lambda c: (c[0] * num_shards // len(chunks), c))
+         | beam.GroupByKey()
+         | "WriteShard" >> beam.Map(_write_shard(temps)))
+
+  try:
+    counters = pipeline.run(graph, runner, beam_args)
+  except BaseException:
+    remove(temps)
+    raise
+  publish(temps, finals, output_file)
+  return counters, finals
