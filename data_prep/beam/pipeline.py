@@ -22,6 +22,8 @@ import re
 from absl import flags
 
 from bert_tf.io_utils import InputError
+from data_prep.common.outputs import publish
+from data_prep.common.outputs import remove
 
 NAMESPACE = "bert_tf"
 RUNNERS = ("DirectRunner", "DataflowRunner", "FlinkRunner", "SparkRunner",
@@ -73,6 +75,19 @@ def _user_error(error):
   # Runners that only pass the remote traceback's text.
   match = _INPUT_ERROR.search(str(error))
   return InputError(_WHILE_RUNNING.sub("", match.group(1))) if match else None
+
+
+def run_and_publish(build, runner, beam_args, temps, finals, *output_files):
+  """`run`, then the shards written to `temps` get their `finals` names
+  (after an earlier run's shards of `output_files` are removed); on failure
+  the temps are removed. Returns the counters."""
+  try:
+    counters = run(build, runner, beam_args)
+  except BaseException:
+    remove(temps)
+    raise
+  publish(temps, finals, *output_files)
+  return counters
 
 
 def run(build, runner, beam_args):

@@ -13,7 +13,7 @@ Example:
 """
 
 from data_prep.beam import pipeline
-from data_prep.common.outputs import publish, remove, shard_names, temp_name
+from data_prep.common.outputs import shard_names, temp_name
 from data_prep.pretraining.documents import load_tokenizer
 from data_prep.pretraining.records import RecordStats
 from data_prep.pretraining.shards import build_shard
@@ -52,11 +52,7 @@ def write_shards_beam(shards, output_file, tokenizer_args, options,
     _ = (p | "Shards" >> beam.Create(tasks) | beam.Reshuffle()
          | "BuildShard" >> beam.Map(build))
 
-  try:
-    counters = pipeline.run(graph, runner, beam_args)
-  except BaseException:
-    remove(temps)
-    raise
-  publish(temps, outputs, output_file)
+  counters = pipeline.run_and_publish(graph, runner, beam_args, temps,
+                                      outputs, output_file)
   return RecordStats(*(counters.get(name, 0)
                        for name in RecordStats._fields)), outputs

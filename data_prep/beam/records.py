@@ -13,7 +13,7 @@ Example:
 
 from bert_tf.records.tfrecord_file import tfrecord_writer
 from data_prep.beam import pipeline
-from data_prep.common.outputs import publish, remove, shard_names, temp_name
+from data_prep.common.outputs import shard_names, temp_name
 
 
 def _indexed(encode):
@@ -53,10 +53,6 @@ def write_record_shards(chunks, encode, output_file, num_output_shards,
          | beam.GroupByKey()
          | "WriteShard" >> beam.Map(_write_shard(temps)))
 
-  try:
-    counters = pipeline.run(graph, runner, beam_args)
-  except BaseException:
-    remove(temps)
-    raise
-  publish(temps, finals, output_file)
+  counters = pipeline.run_and_publish(graph, runner, beam_args, temps, finals,
+                                      output_file)
   return counters, finals

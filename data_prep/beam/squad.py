@@ -16,7 +16,7 @@ Example:
 import contextlib
 
 from data_prep.beam import pipeline
-from data_prep.common.outputs import publish, remove, shard_names, temp_name
+from data_prep.common.outputs import shard_names, temp_name
 from data_prep.squad import writer
 from data_prep.squad.features import FIRST_UNIQUE_ID
 
@@ -89,10 +89,7 @@ def write_squad_features_beam(examples, encoder_args, output_file,
          | "WriteShard" >> beam.Map(write,
                                     counts=beam.pvalue.AsList(counts)))
 
-  try:
-    counters = pipeline.run(graph, runner, beam_args)
-  except BaseException:
-    remove(temps)
-    raise
-  publish(temps, finals, *[f for f in (output_file, features_file) if f])
+  counters = pipeline.run_and_publish(
+      graph, runner, beam_args, temps, finals,
+      *[f for f in (output_file, features_file) if f])
   return writer.Counts(len(examples), counters.get("features", 0)), finals
