@@ -139,6 +139,8 @@ def _python_features(pairs):
           for k in ("input_ids", "input_mask", "segment_ids")}
 
 
+# Slow (~30 s on 2 cores); `make test-all` runs it.
+@pytest.mark.slow
 def test_regression_and_labels_file(tmp_path):
   pairs = EXTRA_ROWS + [("A man is playing a guitar.", "A man plays.")]
   request = {"text_a": [a for a, _ in pairs], "text_b": [b for _, b in pairs]}

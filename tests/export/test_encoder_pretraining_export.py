@@ -3,6 +3,7 @@ Keras models run on the Python tokenizer's ids (tiny original checkpoint
 ckpt_a with every head)."""
 
 import numpy as np
+import pytest
 
 from bert_tf.checkpoints import checkpoint_io
 from bert_tf.modeling.bert_config import BertConfig
@@ -76,6 +77,8 @@ def test_encoder_outputs(tmp_path):
     np.testing.assert_allclose(answer[key], value, atol=1e-5, err_msg=key)
 
 
+# Slow (~12 s on 2 cores); `make test-all` runs it.
+@pytest.mark.slow
 def test_masked_lm_top_k(tmp_path):
   export_dir = export(tmp_path, "mlm", "--task=pretraining", "--top_k=3",
                       "--max_predictions_per_seq=4", *ARGS)

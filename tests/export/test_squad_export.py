@@ -123,6 +123,8 @@ def test_v2_answers_match_run_squad(v2_run, tmp_path):
   assert "" in got.values() and set(got.values()) != {""}
 
 
+# Slow (~13 s on 2 cores); `make test-all` runs it.
+@pytest.mark.slow
 def test_v2_single_best_matches_postprocess(v2_run, tmp_path):
   """--n_best_size=1: the n-best can hold only the null answer (then no
   non-null answer exists); expected from run_squad's logits re-scored by
