@@ -194,10 +194,8 @@ def main(_):
   num_train_steps, num_warmup_steps, steps_per_epoch = 0, 0, None
   if FLAGS.do_train:
     if FLAGS.train_records:
-      train_files = input_pipeline.record_files(FLAGS.train_records,
-                                                "train_records")
-      num_train = input_pipeline.count_records(train_files, task.specs,
-                                               "train_records")
+      train_files, num_train = input_pipeline.train_records(
+          FLAGS.train_records, task.specs)
     else:
       num_train = len(task.examples["train"])
     steps_per_epoch = num_train / FLAGS.train_batch_size

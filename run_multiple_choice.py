@@ -23,7 +23,9 @@ As run_classifier.py: --spm_model_file (SentencePiece instead of
 --vocab_file); --eval_every_steps / --eval_every_epochs (dev evaluation
 during training: eval_history.jsonl, TensorBoard in output_dir/eval/),
 --best_metric (e.g. eval_accuracy; output_dir/best/),
---early_stopping_patience and --predict_checkpoint=best.
+--early_stopping_patience and --predict_checkpoint=best; --train_records
+(train on records of `python -m data_prep.multiple_choice`, e.g. Beam
+shards).
 """
 
 import os
@@ -65,6 +67,12 @@ flags.DEFINE_bool(
     "Whether to run the model in inference mode on the test set.")
 flags.DEFINE_integer("eval_batch_size", 8, "Total batch size for eval.")
 flags.DEFINE_integer("predict_batch_size", 8, "Total batch size for predict.")
+flags.DEFINE_string(
+    "train_records", None,
+    "With --do_train: train on these TFRecords (comma-separated globs, e.g. "
+    "the shards of `python -m data_prep.multiple_choice --runner=...`: "
+    "'out/train.tf_record-*') instead of featurizing train.csv; the number "
+    "of choices is read from them.")
 script_runner.define_finetuning_flags(max_seq_length=128)
 bert_flags.define_spm_model_file()
 # The paper's SWAG recipe (run_classifier's are batch 32, lr 5e-5).
@@ -84,7 +92,8 @@ _SPLITS = {
 
 def _check_flags():
   for name in _REQUIRED:
-    if not FLAGS[name].value:
+    if not FLAGS[name].value and not (name == "data_dir" and
+                                      _only_train_records()):
       raise InputError("--%s is required" % name)
   script_runner.check_case(FLAGS.do_lower_case, FLAGS.init_checkpoint)
   script_runner.check_do_flags(FLAGS, "do_train", "do_eval", "do_predict")
@@ -98,11 +107,20 @@ def _periodic_eval():
   return bool(FLAGS.eval_every_steps or FLAGS.eval_every_epochs)
 
 
+def _only_train_records():
+  """Whether --train_records is all this run reads (no --data_dir needed)."""
+  return bool(FLAGS.train_records and not (
+      FLAGS.do_eval or FLAGS.do_predict or _periodic_eval()))
+
+
 def _read_splits():
-  """{split: examples} for the requested splits; one choice count."""
+  """({split: examples} for the requested splits, their choice count or
+  None when only --train_records is read)."""
   examples, first = {}, None
   for split, (do_flag, _, _) in _SPLITS.items():
     if not (FLAGS[do_flag].value or (split == "dev" and _periodic_eval())):
+      continue
+    if split == "train" and FLAGS.train_records:
       continue
     path = mc_examples.split_file(FLAGS.data_dir, split)
     examples[split] = mc_examples.read_examples(path, split)
@@ -111,7 +129,20 @@ def _read_splits():
     if count != first[1]:
       raise InputError("%s: %d choices per example, but %s has %d; every "
                        "split needs the same number" % ((path, count) + first))
-  return examples, first[1]
+  return examples, first and first[1]
+
+
+def _choices_of(files, cls_id):
+  """The number of choices of multiple-choice records: every choice's
+  max_seq_length ids start with [CLS] (the length alone is ambiguous)."""
+  ids = input_pipeline.first_record(files).get("input_ids", [])
+  seq = FLAGS.max_seq_length
+  if not ids or len(ids) % seq or any(ids[i] != cls_id
+                                      for i in range(0, len(ids), seq)):
+    raise InputError("--train_records=%s: input_ids are not choices of "
+                     "--max_seq_length=%d, each starting with [CLS]" %
+                     (files[0], seq))
+  return len(ids) // seq
 
 
 class _Records:
@@ -161,9 +192,14 @@ def main(_):
   config.check_max_seq_length(FLAGS.max_seq_length)
   # Every file is read now, so a bad row fails before any output.
   examples, num_choices = _read_splits()
-  task = MultipleChoiceTask(config, num_choices, FLAGS.max_seq_length)
   tokenizer = load_tokenizer(FLAGS.vocab_file, FLAGS.do_lower_case,
                              FLAGS.spm_model_file)
+  if FLAGS.do_train and FLAGS.train_records:
+    train_files = input_pipeline.record_files(FLAGS.train_records,
+                                              "train_records")
+    num_choices = num_choices or _choices_of(
+        train_files, tokenizer.convert_tokens_to_ids(["[CLS]"])[0])
+  task = MultipleChoiceTask(config, num_choices, FLAGS.max_seq_length)
   config.check_vocab(tokenizer.vocab,
                      FLAGS.spm_model_file or FLAGS.vocab_file)
   config.check_segments(True, "multiple choice (context + ending)")
@@ -171,9 +207,15 @@ def main(_):
 
   num_train_steps, num_warmup_steps, steps_per_epoch = 0, 0, None
   if FLAGS.do_train:
-    steps_per_epoch = len(examples["train"]) / FLAGS.train_batch_size
+    if FLAGS.train_records:
+      num_train = input_pipeline.count_records(
+          train_files, task.feature_spec(True), "train_records",
+          {"label_ids": num_choices})
+    else:
+      num_train = len(examples["train"])
+    steps_per_epoch = num_train / FLAGS.train_batch_size
     num_train_steps, num_warmup_steps = script_runner.train_steps(
-        len(examples["train"]), FLAGS.train_batch_size,
+        num_train, FLAGS.train_batch_size,
         FLAGS.num_train_epochs, FLAGS.warmup_proportion)
   # Before any output, so that a bad --best_metric leaves nothing behind.
   hook = eval_flags.eval_hook(FLAGS, records.eval_results,
@@ -185,11 +227,12 @@ def main(_):
                                         num_warmup_steps)
 
   if FLAGS.do_train:
-    path, _ = records.write("train")
+    if not FLAGS.train_records:
+      train_files = [records.write("train")[0]]
     logging.info("***** Running training: %d steps, %d warmup",
                  num_train_steps, num_warmup_steps)
     dataset_fn = input_pipeline.training_dataset_fn(
-        [path], task.feature_spec(True), FLAGS.train_batch_size)
+        train_files, task.feature_spec(True), FLAGS.train_batch_size)
     trainer.train(dataset_fn, num_train_steps, eval_hook=hook)
 
   if FLAGS.do_eval or FLAGS.do_predict:

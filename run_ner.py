@@ -25,6 +25,8 @@ second_to_last, last, weighted_sum_last_four, concat_last_four or
 weighted_sum_all freeze the encoder and train a two-layer BiLSTM
 (--lstm_units per direction) and the classifier on those layers.
 --num_frozen_layers=N freezes the embeddings and the lowest N layers.
+--train_records trains on the records of `python -m data_prep.ner` (e.g.
+Beam shards) with --labels as that command printed them.
 
 Writes train/eval/predict.tf_record, checkpoints (re-running resumes),
 eval_results.txt (eval_precision, eval_recall, eval_f1 and per entity type
@@ -98,6 +100,12 @@ flags.DEFINE_bool("do_predict", False,
                   "Whether to tag the predict file (test set).")
 flags.DEFINE_integer("eval_batch_size", 8, "Total batch size for eval.")
 flags.DEFINE_integer("predict_batch_size", 8, "Total batch size for predict.")
+flags.DEFINE_string(
+    "train_records", None,
+    "With --do_train and --labels: train on these TFRecords "
+    "(comma-separated globs, e.g. the shards of `python -m data_prep.ner "
+    "--runner=...`: 'out/train.tf_record-*') instead of featurizing the "
+    "training file; --labels is the list data_prep.ner printed.")
 script_runner.define_finetuning_flags(max_seq_length=128)
 bert_flags.define_spm_model_file()
 for _module in (bert_flags, script_runner, engine_flags):
@@ -138,6 +146,8 @@ def _check_flags():
 
 def _wanted(split):
   """Whether this run reads `split` (the dev set also for periodic eval)."""
+  if split == "train" and FLAGS.train_records:
+    return False
   return FLAGS[_SPLITS[split].do_flag].value or (
       split == "eval" and bool(FLAGS.eval_every_steps or
                                FLAGS.eval_every_epochs))
@@ -167,6 +177,9 @@ def _read_splits():
                for split in _SPLITS if _wanted(split)}
   if FLAGS.labels:
     labels = conll.parse_labels(FLAGS.labels)
+  elif FLAGS.train_records:
+    raise InputError("--train_records needs --labels: the label list "
+                     "data_prep.ner printed for the records")
   else:
     train = sentences.get("train")
     if train is None:
@@ -193,17 +206,24 @@ def _write_records(split, windows):
   return path
 
 
-def _train(trainer, windows, num_train_steps, hook):
-  # The file is in document order: shuffle once (the input pipeline only
-  # shuffles within 100 records), the same way on every run.
-  windows = list(windows)
-  random.Random(12345).shuffle(windows)
-  path = _write_records("train", windows)
-  logging.info("***** Running training: %d windows, %d steps", len(windows),
-               num_train_steps)
-  trainer.train(input_pipeline.training_dataset_fn(
-      [path], trainer.task.feature_spec(True), FLAGS.train_batch_size),
-                num_train_steps, eval_hook=hook)
+def _train(trainer, train_files, windows, num_train_steps, hook):
+  """Trains on `windows`, or on the record files --train_records gave."""
+  spec = trainer.task.feature_spec(True)
+  if train_files:
+    # data_prep.ner writes in document order: interleave the shards and
+    # shuffle within 10,000 windows (~10 MB of records) instead of 100.
+    dataset_fn = input_pipeline.training_dataset_fn(
+        train_files, spec, FLAGS.train_batch_size,
+        interleave_files=len(train_files) > 1, shuffle_buffer=10000)
+  else:
+    # The file is in document order: shuffle once (the input pipeline only
+    # shuffles within 100 records), the same way on every run.
+    windows = list(windows)
+    random.Random(12345).shuffle(windows)
+    dataset_fn = input_pipeline.training_dataset_fn(
+        [_write_records("train", windows)], spec, FLAGS.train_batch_size)
+  logging.info("***** Running training: %d steps", num_train_steps)
+  trainer.train(dataset_fn, num_train_steps, eval_hook=hook)
 
 
 class _Tagger:
@@ -272,14 +292,21 @@ def main(_):
     logging.info("%s: %d sentences -> %d windows", split,
                  len(sentences[split]), len(split_windows))
 
-  num_train_steps, num_warmup_steps, steps_per_epoch = 0, 0, None
-  if FLAGS.do_train:
-    steps_per_epoch = len(windows["train"]) / FLAGS.train_batch_size
-    num_train_steps, num_warmup_steps = script_runner.train_steps(
-        len(windows["train"]), FLAGS.train_batch_size,
-        FLAGS.num_train_epochs, FLAGS.warmup_proportion)
   task = TaggingTask(config, len(labels), FLAGS.max_seq_length,
                      FLAGS.feature_mode, FLAGS.lstm_units)
+  num_train_steps, num_warmup_steps, steps_per_epoch = 0, 0, None
+  train_files = None
+  if FLAGS.do_train:
+    if FLAGS.train_records:
+      train_files, num_train = input_pipeline.train_records(
+          FLAGS.train_records, task.feature_spec(True),
+          {"label_ids": len(labels)})
+    else:
+      num_train = len(windows["train"])
+    steps_per_epoch = num_train / FLAGS.train_batch_size
+    num_train_steps, num_warmup_steps = script_runner.train_steps(
+        num_train, FLAGS.train_batch_size, FLAGS.num_train_epochs,
+        FLAGS.warmup_proportion)
   trainer = script_runner.build_trainer(FLAGS, task, num_train_steps,
                                         num_warmup_steps)
   tagger = _Tagger(sentences, windows, labels)
@@ -291,7 +318,8 @@ def main(_):
   with atomic_output(os.path.join(FLAGS.output_dir, "label_list.txt")) as f:
     f.writelines(label + "\n" for label in labels)
   if FLAGS.do_train:
-    _train(trainer, windows["train"], num_train_steps, hook)
+    _train(trainer, train_files, windows.get("train"), num_train_steps,
+           hook)
   if FLAGS.do_eval or FLAGS.do_predict:
     eval_flags.restore_predict_checkpoint(FLAGS, trainer)
   for split in ("eval", "predict"):

@@ -276,11 +276,9 @@ def main(_):
   train_examples = dev = None
   num_train_steps, num_warmup_steps, steps_per_epoch = 0, 0, None
   if FLAGS.do_train and FLAGS.train_records:
-    train_examples = input_pipeline.record_files(FLAGS.train_records,
-                                                 "train_records")
-    num_train = input_pipeline.count_records(
-        train_examples, input_pipeline.squad_features(FLAGS.max_seq_length,
-                                                      True), "train_records")
+    train_examples, num_train = input_pipeline.train_records(
+        FLAGS.train_records,
+        input_pipeline.squad_features(FLAGS.max_seq_length, True))
   elif FLAGS.do_train:
     train_examples = read_squad_examples(FLAGS.train_file, True, v2)
     random.Random(12345).shuffle(train_examples)

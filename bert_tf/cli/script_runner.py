@@ -66,10 +66,14 @@ def define_finetuning_flags(max_seq_length):
 
 
 def check_do_flags(flag_values, *names):
-  """InputError unless at least one of the `--do_*` flags is set."""
+  """InputError unless at least one of the `--do_*` flags is set (and
+  --train_records, where a script has it, comes with --do_train)."""
   if not any(flag_values[n].value for n in names):
     raise InputError("At least one of %s must be True." %
                      ", ".join("`%s`" % n for n in names))
+  if ("train_records" in flag_values and flag_values["train_records"].value
+      and not flag_values["do_train"].value):
+    raise InputError("--train_records needs --do_train")
 
 
 def check_case(do_lower_case, init_checkpoint):

@@ -81,7 +81,8 @@ def _records(input_files, interleave_files, num_shards, shard_index,
 
 
 def training_dataset_fn(input_files, name_to_features, global_batch_size,
-                        interleave_files=False, deterministic=False):
+                        interleave_files=False, deterministic=False,
+                        shuffle_buffer=_SHUFFLE_BUFFER):
   """Returns `dataset_fn(input_context)` for `Trainer.train`.
 
   Args:
@@ -91,6 +92,8 @@ def training_dataset_fn(input_files, name_to_features, global_batch_size,
     interleave_files: pre-training style (shuffle files, interleave 4).
     deterministic: keep the interleave order fixed (pass `--deterministic`);
       otherwise it is "sloppy" like the original.
+    shuffle_buffer: records shuffled at a time; the original's 100 suits
+      files written in shuffled order.
   """
   def dataset_fn(input_context=None):
     ctx = input_context or tf.distribute.InputContext()
@@ -98,7 +101,7 @@ def training_dataset_fn(input_files, name_to_features, global_batch_size,
     records = _records(input_files, interleave_files,
                        ctx.num_input_pipelines, ctx.input_pipeline_id,
                        deterministic)
-    records = records.shuffle(buffer_size=_SHUFFLE_BUFFER)
+    records = records.shuffle(buffer_size=shuffle_buffer)
     return _parse_and_batch(records, name_to_features, batch_size, True)
 
   dataset_fn.input_files = list(input_files)  # for `damaged_input`
@@ -122,20 +125,79 @@ def record_files(patterns, flag_name):
   return files
 
 
-def count_records(input_files, name_to_features, flag_name):
+def count_records(input_files, name_to_features, flag_name,
+                  value_limits=None):
   """The number of records in `input_files`, after checking that the first
-  one has the features (names, types and lengths) the task reads."""
+  one has the features (names, types and lengths) the task reads.
+
+  `value_limits` {feature: n}: every value must lie in [0, n), e.g. label
+  ids the head has outputs for (records written with another label list);
+  checked file by file, so the message names the file and record.
+  """
   records = tf.data.TFRecordDataset(list(input_files))
   try:
     for record in records.take(1):
       tf.io.parse_single_example(record, name_to_features)
-    return int(records.reduce(0, lambda count, _: count + 1))
+    if not value_limits:
+      return int(records.reduce(0, lambda count, _: count + 1))
+    return sum(_count_within(path, name_to_features, value_limits, flag_name)
+               for path in input_files)
   except tf.errors.DataLossError as e:
     raise InputError("--%s: %s" % (flag_name, damaged_input(input_files, e)))
   except tf.errors.InvalidArgumentError as e:
     raise InputError("--%s=%s: records without this task's features (%s); "
                      "other --max_seq_length?" %
                      (flag_name, input_files[0], first_line(e.message)))
+
+
+def _count_within(path, name_to_features, value_limits, flag_name):
+  """Records of one file; raises InputError at the first value outside its
+  `value_limits` range."""
+  limits = sorted(value_limits.items())
+  spec = {name: name_to_features[name] for name, _ in limits}
+
+  def outside(record):
+    values = tf.io.parse_single_example(record, spec)
+    return tf.reduce_any([tf.reduce_any((values[name] < 0) |
+                                        (values[name] >= limit))
+                          for name, limit in limits])
+
+  count, first_bad = tf.data.TFRecordDataset(path).map(outside).enumerate(
+  ).reduce((tf.constant(0, tf.int64), tf.constant(-1, tf.int64)),
+           lambda state, item: (state[0] + 1, tf.where(
+               (state[1] < 0) & item[1], item[0], state[1])))
+  if first_bad >= 0:
+    raise InputError("--%s: %s: record %d has a value outside %s; records "
+                     "made with other labels?" % (
+                         flag_name, path, int(first_bad) + 1, ", ".join(
+                             "%s in [0, %d)" % item for item in limits)))
+  return int(count)
+
+
+def first_record(input_files):
+  """{feature: list of values} of the first record of `input_files`
+  (e.g. to read the layout of multiple-choice input_ids)."""
+  try:
+    records = list(tf.data.TFRecordDataset(list(input_files)).take(1))
+  except tf.errors.DataLossError as e:
+    raise InputError(damaged_input(input_files, e)) from None
+  if not records:
+    raise InputError("%s: no records" % ", ".join(input_files))
+  try:
+    example = tf.train.Example.FromString(records[0].numpy())
+  except Exception as e:  # pylint: disable=broad-except
+    raise InputError("%s: not a tf.train.Example (%s)" %
+                     (input_files[0], first_line(str(e)))) from None
+  return {name: list(feature.int64_list.value or feature.float_list.value)
+          for name, feature in example.features.feature.items()}
+
+
+def train_records(patterns, name_to_features, value_limits=None):
+  """--train_records (comma-separated globs) -> (files, number of records),
+  checked as `record_files` and `count_records` do."""
+  files = record_files(patterns, "train_records")
+  return files, count_records(files, name_to_features, "train_records",
+                              value_limits)
 
 
 def damaged_input(input_files, error):

@@ -48,3 +48,24 @@ def test_default_strategy_and_errors(monkeypatch):
     distribution.get_strategy()
   with pytest.raises(InputError, match="--dtype"):
     distribution.configure_runtime(dtype="float64")
+
+
+def test_check_do_flags_wants_do_train_with_train_records():
+  from bert_tf.cli import script_runner  # pylint: disable=g-import-not-at-top
+  values = flags.FlagValues()
+  flags.DEFINE_bool("do_train", False, "", flag_values=values)
+  flags.DEFINE_bool("do_eval", False, "", flag_values=values)
+  flags.DEFINE_string("train_records", None, "", flag_values=values)
+  values(["prog", "--do_eval", "--train_records=out/train.tf_record-*"])
+  with pytest.raises(InputError, match="^--train_records needs --do_train$"):
+    script_runner.check_do_flags(values, "do_train", "do_eval")
+  values["do_train"].value = True
+  script_runner.check_do_flags(values, "do_train", "do_eval")
+  values = flags.FlagValues()  # a script without --train_records
+  flags.DEFINE_bool("do_train", False, "", flag_values=values)
+  flags.DEFINE_bool("do_eval", True, "", flag_values=values)
+  values(["prog"])
+  script_runner.check_do_flags(values, "do_train", "do_eval")
+  with pytest.raises(InputError, match="At least one of"):
+    values["do_eval"].value = False
+    script_runner.check_do_flags(values, "do_train", "do_eval")

@@ -6,6 +6,7 @@ the pipeline with the single-process message and leaves no shard; killing a
 `--num_workers` job leaves no worker alive and no shard set."""
 
 import gzip
+import re
 import os
 import signal
 import subprocess
@@ -280,3 +281,78 @@ def test_ner_and_multiple_choice_beam_shards(tmp_path):
   _concatenation_equals_single(
       tmp_path / "swag", "data_prep.multiple_choice",
       ["--input_file=%s" % swag, VOCAB, "--max_seq_length=32"], 2)
+
+
+def _train(script, *args):
+  encoder = FIXTURES / "encoder"
+  env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
+  return subprocess.run(
+      [sys.executable, script, "--do_train",
+       "--vocab_file=%s" % (encoder / "vocab_small.txt"),
+       "--bert_config_file=%s" % (encoder / "ckpt_b" / "bert_config.json"),
+       "--train_batch_size=4", "--num_train_epochs=1",
+       "--save_checkpoints_steps=0", *args], cwd=REPO, env=env,
+      capture_output=True, text=True, timeout=300, check=False)
+
+
+def _record_count(files):
+  import tensorflow as tf  # pylint: disable=g-import-not-at-top
+  return sum(1 for _ in tf.data.TFRecordDataset([str(f) for f in files]))
+
+
+def test_run_ner_and_run_multiple_choice_train_on_beam_shards(tmp_path):
+  vocab = "--vocab_file=%s" % (FIXTURES / "encoder" / "vocab_small.txt")
+  conll = tmp_path / "train.txt"
+  # 100 documents: two chunks of whole documents, so two shards.
+  conll.write_text((FIXTURES / "ner" / "train.txt").read_text() * 100)
+  result = _run("data_prep.ner", "--input_file=%s" % conll, vocab,
+                "--max_seq_length=24",
+                "--output_file=%s" % (tmp_path / "ner.tf_record"),
+                "--runner=DirectRunner", "--num_output_shards=2")
+  _ok(result)
+  labels = result.stdout.splitlines()[-1].split("labels: ")[1]
+  shards = "--train_records=%s" % (tmp_path / "ner.tf_record-*")
+  _ok(_train("run_ner.py", shards, "--labels=" + labels,
+             "--max_seq_length=24", "--train_batch_size=32",
+             "--output_dir=%s" % (tmp_path / "ner")))
+  assert len(_shards(tmp_path / "ner.tf_record")) == 2
+  steps = _record_count(_shards(tmp_path / "ner.tf_record")) // 32
+  assert (tmp_path / "ner" / ("ckpt-%d.index" % steps)).exists()
+  assert not (tmp_path / "ner" / "train.tf_record").exists()
+  # Records made with a longer label list than this run's: named, refused.
+  result = _train("run_ner.py", shards, "--labels=O,B-PER,I-PER",
+                  "--max_seq_length=24", "--output_dir=%s" % (tmp_path / "x"))
+  assert result.returncode == 1 and "Traceback" not in result.stderr
+  assert re.fullmatch(
+      r"ERROR: --train_records: .*ner\.tf_record-0000\d-of-00002: record "
+      r"\d+ has a value outside label_ids in \[0, 3\); records made with "
+      r"other labels\?", result.stderr.splitlines()[-1])
+  result = _train("run_ner.py", shards, "--max_seq_length=24",
+                  "--output_dir=%s" % (tmp_path / "x"))
+  assert result.stderr.splitlines()[-1] == (
+      "ERROR: --train_records needs --labels: the label list data_prep.ner "
+      "printed for the records")
+  assert not (tmp_path / "x").exists()
+
+  # Multiple choice: no --data_dir, the choice count read from the records.
+  swag = tmp_path / "swag.csv"
+  lines = (FIXTURES / "swag" / "train.csv").read_text().splitlines(True)
+  swag.write_text(lines[0] + "".join(lines[1:]) * 3)
+  _ok(_run("data_prep.multiple_choice", "--input_file=%s" % swag, vocab,
+           "--max_seq_length=32",
+           "--output_file=%s" % (tmp_path / "mc.tf_record"),
+           "--runner=DirectRunner", "--num_output_shards=2"))
+  _ok(_train("run_multiple_choice.py", "--max_seq_length=32",
+             "--train_records=%s" % (tmp_path / "mc.tf_record-*"),
+             "--output_dir=%s" % (tmp_path / "mc")))
+  steps = _record_count(_shards(tmp_path / "mc.tf_record")) // 4
+  assert (tmp_path / "mc" / ("ckpt-%d.index" % steps)).exists()
+  result = _train("run_multiple_choice.py", "--max_seq_length=16",
+                  "--train_records=%s" % (tmp_path / "mc.tf_record-*"),
+                  "--output_dir=%s" % (tmp_path / "y"))
+  # 4 choices x 32 ids are also 8 x 16: the [CLS] of each choice decides.
+  assert result.stderr.splitlines()[-1] == (
+      "ERROR: --train_records=%s: input_ids are not choices of "
+      "--max_seq_length=16, each starting with [CLS]" %
+      _shards(tmp_path / "mc.tf_record")[0])
+  assert not (tmp_path / "y").exists()
