@@ -18,6 +18,7 @@ Example:
 import glob
 import math
 import os
+import sys
 import tempfile
 
 from absl import app
@@ -230,10 +231,20 @@ def guarded(main):
   return run_cli(checked)
 
 
-def run_app(main, flags_parser=None):
+def parse_flags(argv, known_only=False):
+  """absl's flag parsing, but a bad flag (unknown, or a value that does not
+  parse) ends as one `ERROR:` line and exit status 1, like every other
+  error (absl prints two lines, or more). `known_only` leaves unknown
+  arguments in the returned argv (for Beam's options)."""
+  try:
+    return flags.FLAGS(argv, known_only=known_only)
+  except flags.Error as e:
+    sys.stderr.write("ERROR: %s\n" % " ".join(str(e).split()))
+    sys.exit(1)
+
+
+def run_app(main, flags_parser=parse_flags):
   """`app.run` for every entry point: the flag checks, then `main`.
-  `flags_parser`: absl's, or one that leaves some arguments to `main`."""
-  if flags_parser is None:
-    app.run(guarded(main))
-  else:
-    app.run(guarded(main), flags_parser=flags_parser)
+  `flags_parser`: `parse_flags`, or one that leaves some arguments to
+  `main`."""
+  app.run(guarded(main), flags_parser=flags_parser)

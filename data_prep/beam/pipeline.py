@@ -21,6 +21,7 @@ import re
 
 from absl import flags
 
+from bert_tf.cli import flag_ranges
 from bert_tf.io_utils import InputError
 from data_prep.common.outputs import publish
 from data_prep.common.outputs import remove
@@ -45,18 +46,31 @@ def define_runner_flags(shards_help):
 
 
 def parse_flags(argv):
-  """absl flags parser that leaves unknown flags to Beam (`app.run(...,
-  flags_parser=parse_flags)`); `check_beam_args` refuses them without
-  --runner."""
-  return flags.FLAGS(argv, known_only=True)
+  """absl flags parser that leaves unknown flags to Beam (`run_app(main,
+  parse_flags)`); `check_beam_args` refuses them without --runner, and
+  those Beam does not know either."""
+  return flag_ranges.parse_flags(argv, known_only=True)
 
 
 def check_beam_args(argv):
-  """The pass-through arguments; an InputError if there is no --runner."""
+  """The pass-through arguments; an InputError if there is no --runner or
+  one is not a Beam pipeline option (Beam itself would only log a warning
+  and run without it: a mistyped --direct_num_workers, say)."""
   extra = list(argv[1:])
   if extra and not flags.FLAGS.runner:
     raise InputError("unknown flag or argument %s (Beam pipeline options "
                      "need --runner)" % extra[0])
+  if extra:
+    # pylint: disable-next=g-import-not-at-top
+    from apache_beam.options.pipeline_options import PipelineOptions
+    known = PipelineOptions([]).get_all_options()
+    unknown = set(PipelineOptions(extra).get_all_options(
+        retain_unknown_options=True)) - set(known)
+    for arg in extra:
+      name = arg.split("=", 1)[0].lstrip("-").replace("-", "_")
+      if arg.startswith("-") and name in unknown:
+        raise InputError("%s: neither a flag of this command nor a Beam "
+                         "pipeline option" % arg)
   return extra
 
 

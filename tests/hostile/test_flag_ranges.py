@@ -12,6 +12,7 @@ from tests.hostile.harness import ENTRY_POINTS
 from tests.hostile.harness import numeric_flags
 from tests.hostile.harness import run_cases
 from tests.hostile.harness import run_command
+from tests.hostile.harness import VOCAB
 
 
 def test_every_numeric_flag_of_every_entry_point_has_a_range():
@@ -108,3 +109,36 @@ def test_the_command_lines_go_through_run_app(tmp_path):
   assert_one_error(outcome, "--save_checkpoints_steps=-3 must be >= 0")
   outcome = run_command(["-m", "data_prep.squad", "--doc_stride=0"])
   assert_one_error(outcome, "--doc_stride=0 must be >= 1")
+
+
+@pytest.mark.parametrize("args,line", [
+    # absl's own parse errors: one line too, not absl's two.
+    (["run_classifier.py", "--max_seq_length=abc"],
+     "ERROR: flag --max_seq_length=abc: invalid literal for int() with base "
+     "10: 'abc'"),
+    (["-m", "data_prep.squad", "--doc_stride=1.5"],
+     "ERROR: flag --doc_stride=1.5: invalid literal for int() with base 10: "
+     "'1.5'"),
+    (["-m", "data_prep.ner", "--runner=NoSuchRunner"],
+     "ERROR: flag --runner=NoSuchRunner: value should be one of <DirectRunner|"
+     "DataflowRunner|FlinkRunner|SparkRunner|PortableRunner|PrismRunner>"),
+    (["-m", "bert_tf.plot_run", "--no_such_flag"],
+     "ERROR: Unknown command line flag 'no_such_flag'"),
+])
+def test_flags_that_do_not_parse_end_in_one_line(args, line):
+  outcome = run_command(args)
+  assert assert_one_error(outcome) == line
+
+
+def test_a_mistyped_beam_option_is_refused_not_ignored(tmp_path):
+  # Beam alone would log a warning and run on one worker.
+  conll = tmp_path / "train.txt"
+  conll.write_text("John B-PER\nflew O\n")
+  outcome = run_command([
+      "-m", "data_prep.ner", "--input_file=%s" % conll,
+      "--vocab_file=%s" % VOCAB, "--output_file=%s" % (tmp_path / "o"),
+      "--runner=DirectRunner", "--direct_num_worker=2"])
+  assert assert_one_error(outcome) == (
+      "ERROR: --direct_num_worker=2: neither a flag of this command nor a "
+      "Beam pipeline option")
+  assert sorted(p.name for p in tmp_path.iterdir()) == ["train.txt"]
