@@ -8,6 +8,11 @@ import json
 import os
 import shutil
 
+from data_prep.multiple_choice import examples as mc_examples
+from data_prep.multiple_choice import features as mc_features
+from data_prep.ner import conll
+from data_prep.ner.features import Featurizer
+from data_prep.ner.records import write_windows
 from data_prep.squad import postprocess
 from data_prep.squad.example import read_squad_examples
 from data_prep.squad.features import convert_examples_to_features
@@ -242,3 +247,46 @@ def test_squad_logits_are_not_rescored_with_other_windows(tmp_path):
   assert_one_error(outcomes[1], str(recorded), "--doc_stride=32, not 16")
   assert_one_error(outcomes[2], str(recorded), "--max_query_length=16, not 24")
   assert_one_error(outcomes[3], str(bare), "%d results" % len(features))
+
+
+def test_train_records_that_do_not_fit_the_run(tmp_path):
+  """--train_records written with another label list, or read with another
+  --max_seq_length (4 choices x 32 ids are also 8 x 16), would train a
+  wrong model: refused, naming the file (and record)."""
+  tokenizer = tokenization.FullTokenizer(VOCAB, True)
+  sentences = conll.read_conll(str(FIXTURES / "ner" / "train.txt"))
+  ner = tmp_path / "ner.tf_record"
+  write_windows(str(ner), Featurizer(tokenizer, conll.label_list(sentences),
+                                     24).windows(sentences), 24)
+  mc = tmp_path / "mc.tf_record"
+  mc_features.write_records(
+      mc_examples.read_examples(str(FIXTURES / "swag" / "train.csv"),
+                                "train"), 32, tokenizer, str(mc))
+  common = ["--do_train", "--vocab_file=" + VOCAB,
+            "--bert_config_file=%s" % write_config(tmp_path / "c.json"),
+            "--output_dir=%s" % (tmp_path / "out")]
+  cases = {
+      "fewer_labels": (
+          "run_ner", common + ["--train_records=%s" % ner,
+                               "--labels=O,B-PER,I-PER",
+                               "--max_seq_length=24"],
+          ["ERROR: --train_records: %s: record " % ner,
+           "outside label_ids in [0, 3)"]),
+      "no_labels": (
+          "run_ner", common + ["--train_records=%s" % ner,
+                               "--max_seq_length=24"],
+          ["--train_records needs --labels"]),
+      "other_seq_length": (
+          "run_multiple_choice", common + ["--train_records=%s" % mc,
+                                           "--max_seq_length=16"],
+          ["ERROR: --train_records=%s: input_ids are not choices of "
+           "--max_seq_length=16, each starting with [CLS]" % mc]),
+      "without_do_train": (
+          "run_classifier", classifier_args(tmp_path / "out") + [
+              "--do_eval", "--train_records=%s" % mc],
+          ["--train_records needs --do_train"]),
+  }
+  outcomes = run_cases([(e, a) for e, a, _ in cases.values()])
+  for (name, (_, _, culprits)), outcome in zip(cases.items(), outcomes):
+    assert_one_error(outcome, *culprits, name=name)
+  assert not (tmp_path / "out").exists()

@@ -6,7 +6,6 @@ the pipeline with the single-process message and leaves no shard; killing a
 `--num_workers` job leaves no worker alive and no shard set."""
 
 import gzip
-import re
 import os
 import signal
 import subprocess
@@ -319,20 +318,7 @@ def test_run_ner_and_run_multiple_choice_train_on_beam_shards(tmp_path):
   steps = _record_count(_shards(tmp_path / "ner.tf_record")) // 32
   assert (tmp_path / "ner" / ("ckpt-%d.index" % steps)).exists()
   assert not (tmp_path / "ner" / "train.tf_record").exists()
-  # Records made with a longer label list than this run's: named, refused.
-  result = _train("run_ner.py", shards, "--labels=O,B-PER,I-PER",
-                  "--max_seq_length=24", "--output_dir=%s" % (tmp_path / "x"))
-  assert result.returncode == 1 and "Traceback" not in result.stderr
-  assert re.fullmatch(
-      r"ERROR: --train_records: .*ner\.tf_record-0000\d-of-00002: record "
-      r"\d+ has a value outside label_ids in \[0, 3\); records made with "
-      r"other labels\?", result.stderr.splitlines()[-1])
-  result = _train("run_ner.py", shards, "--max_seq_length=24",
-                  "--output_dir=%s" % (tmp_path / "x"))
-  assert result.stderr.splitlines()[-1] == (
-      "ERROR: --train_records needs --labels: the label list data_prep.ner "
-      "printed for the records")
-  assert not (tmp_path / "x").exists()
+  # Records that do not fit the run: tests/hostile/test_silent_wrong.py.
 
   # Multiple choice: no --data_dir, the choice count read from the records.
   swag = tmp_path / "swag.csv"
@@ -347,12 +333,3 @@ def test_run_ner_and_run_multiple_choice_train_on_beam_shards(tmp_path):
              "--output_dir=%s" % (tmp_path / "mc")))
   steps = _record_count(_shards(tmp_path / "mc.tf_record")) // 4
   assert (tmp_path / "mc" / ("ckpt-%d.index" % steps)).exists()
-  result = _train("run_multiple_choice.py", "--max_seq_length=16",
-                  "--train_records=%s" % (tmp_path / "mc.tf_record-*"),
-                  "--output_dir=%s" % (tmp_path / "y"))
-  # 4 choices x 32 ids are also 8 x 16: the [CLS] of each choice decides.
-  assert result.stderr.splitlines()[-1] == (
-      "ERROR: --train_records=%s: input_ids are not choices of "
-      "--max_seq_length=16, each starting with [CLS]" %
-      _shards(tmp_path / "mc.tf_record")[0])
-  assert not (tmp_path / "y").exists()
