@@ -9,8 +9,8 @@ one entry per mode, kept across invocations) the dev and test entity F1
 and the wall time of each run.
 
     python benchmarks/conll_minilm.py --modes=fine_tune,concat_last_four \
-      --conll_dir=/work/shared/data/conll2003 \
-      --model_dir=/work/shared/models/all-MiniLM-L6-v2 \
+      --conll_dir=../shared/data/conll2003 \
+      --model_dir=../shared/models/all-MiniLM-L6-v2 \
       --work_dir=/tmp/conll_minilm
 
 The default budget is one epoch at max_seq_length 128, batch 32: lr 5e-5
@@ -29,12 +29,15 @@ from absl import app
 from absl import flags
 
 FLAGS = flags.FLAGS
+_REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_SHARED = os.path.join(_REPO, "..", "shared")
 
 flags.DEFINE_list("modes", ["fine_tune", "concat_last_four"],
                   "run_ner.py --feature_mode values to run, in order.")
-flags.DEFINE_string("conll_dir", "/work/shared/data/conll2003",
+flags.DEFINE_string("conll_dir", os.path.join(_SHARED, "data", "conll2003"),
                     "Folder with train.txt, valid.txt, test.txt.")
-flags.DEFINE_string("model_dir", "/work/shared/models/all-MiniLM-L6-v2",
+flags.DEFINE_string("model_dir",
+                    os.path.join(_SHARED, "models", "all-MiniLM-L6-v2"),
                     "HuggingFace BERT folder (config.json, safetensors).")
 flags.DEFINE_string("work_dir", "/tmp/conll_minilm",
                     "Converted checkpoint and one output dir per mode.")
@@ -46,8 +49,6 @@ flags.DEFINE_float("feature_learning_rate", 1e-3,
 flags.DEFINE_float("num_train_epochs", 1.0, "Training epochs.")
 flags.DEFINE_integer("lstm_units", 256, "BiLSTM units per direction.")
 flags.DEFINE_integer("seed", 12345, "Passed on as --seed.")
-
-_REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def _run(args):
