@@ -80,6 +80,20 @@ def _records(input_files, interleave_files, num_shards, shard_index,
   return records if shard_files else records.shard(num_shards, shard_index)
 
 
+def without_autotune(dataset):
+  """`dataset` with tf.data autotuning off.
+
+  The autotune thread does not wake up when its iterator is deleted: it
+  sleeps out its optimization period (doubling up to a minute), so every
+  run would stall that long after its last step. `AUTOTUNE` map and
+  prefetch sizes fall back to the core count and the prefetch buffer's own
+  tuning, which keep the input ahead of BERT's steps.
+  """
+  options = tf.data.Options()
+  options.autotune.enabled = False
+  return dataset.with_options(options)
+
+
 def training_dataset_fn(input_files, name_to_features, global_batch_size,
                         interleave_files=False, deterministic=False,
                         shuffle_buffer=_SHUFFLE_BUFFER):

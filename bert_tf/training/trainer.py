@@ -23,7 +23,9 @@ denominator[B])}` and `evaluate` reports sum(numerator) / sum(denominator)
 over real rows. `optimizer_fn()` returns a Keras optimizer (e.g.
 `create_optimizer(...)`). `train(..., eval_hook=...)` runs a script's full
 dev evaluation every N steps (`bert_tf/training/eval_hook.py`: history,
-TensorBoard, best model, early stopping).
+TensorBoard, best model, early stopping). What a checkpoint holds and how a
+damaged one is skipped: `checkpointing.py`; batched inference on any
+strategy: `inference.py`.
 
 Example:
     trainer = Trainer(SquadTask(config, 384),
@@ -37,7 +39,6 @@ Example:
 
 import os
 import shutil
-import tempfile
 import time
 
 from absl import logging
@@ -48,6 +49,8 @@ from tensorflow.core.framework import summary_pb2
 import tqdm
 
 from bert_tf.training import batch_padding
+from bert_tf.training import checkpointing
+from bert_tf.training import inference
 from bert_tf.training import distribution
 from bert_tf.training import input_pipeline
 from bert_tf.io_utils import InputError
@@ -63,20 +66,6 @@ def write_scalars(scalars, step):
   for name, value in scalars.items():
     tf.summary.write(name, tf.constant(value, tf.float32), step=step,
                      metadata=_SCALAR_METADATA)
-
-
-def _without_autotune(dataset):
-  """`dataset` with tf.data autotuning off.
-
-  The autotune thread does not wake up when its iterator is deleted: it
-  sleeps out its optimization period (doubling up to a minute), so every
-  run would stall that long after its last step. `AUTOTUNE` map and
-  prefetch sizes fall back to the core count and the prefetch buffer's own
-  tuning, which keep the input ahead of BERT's steps.
-  """
-  options = tf.data.Options()
-  options.autotune.enabled = False
-  return dataset.with_options(options)
 
 
 class Trainer:
@@ -125,31 +114,12 @@ class Trainer:
 
   # -- Checkpoints ----------------------------------------------------------
 
-  def _restore_newest_intact(self, checkpoint, latest):
-    """Restores `latest`, or when it is unreadable (a truncated or corrupt
-    file) the newest older checkpoint that is intact; -> its path."""
-    state = tf.train.get_checkpoint_state(self.output_dir)
-    older = [p for p in (state.all_model_checkpoint_paths if state else [])
-             if p != latest]
-    for path in [latest] + older[::-1]:
-      try:
-        checkpoint.restore(path).expect_partial()
-        return path
-      # A truncated .data file can also end in IndexError ("Read less
-      # bytes than requested").
-      except (tf.errors.OpError, ValueError, IndexError) as e:
-        logging.warning("Checkpoint %s is unreadable (%s); trying an older "
-                        "one.", path, str(e).strip().splitlines()[0][:200])
-    raise InputError("%s: no intact checkpoint to resume from (the latest, "
-                     "%s, is unreadable); remove the damaged ckpt-* files "
-                     "to start over" % (self.output_dir, latest))
-
   def _restore_or_init(self, checkpoint):
     """Restores the latest checkpoint of output_dir, else runs init once."""
     latest = tf.train.latest_checkpoint(self.output_dir)
     if latest and latest != self._synced_checkpoint:
-      self._synced_checkpoint = self._restore_newest_intact(checkpoint,
-                                                            latest)
+      self._synced_checkpoint = checkpointing.restore_newest_intact(
+          checkpoint, self.output_dir, latest)
       logging.info("Resuming from checkpoint %s at step %d",
                    self._synced_checkpoint, self.global_step)
     elif not latest and not self._initialized and self.init_checkpoint_fn:
@@ -163,15 +133,6 @@ class Trainer:
       logging.info("Saved checkpoint %s", path)
     else:  # Every worker must save; only the chief's copy is kept.
       shutil.rmtree(manager.directory, ignore_errors=True)
-
-  def _manager(self, checkpoint):
-    directory = self.output_dir
-    if not distribution.is_chief(self.strategy):
-      directory = tempfile.mkdtemp(prefix="bert_tf_worker_ckpt_")
-    # 0 keeps every checkpoint, as the original's keep_checkpoint_max.
-    return tf.train.CheckpointManager(
-        checkpoint, directory, max_to_keep=self.keep_checkpoint_max or None,
-        checkpoint_name="ckpt")
 
   # -- Training -------------------------------------------------------------
 
@@ -231,12 +192,7 @@ class Trainer:
     return train_loop
 
   def _model_checkpoint(self, **more):
-    # Keras seed-generator states (dropout) are not tracked by the model's
-    # checkpoint dependencies; save them so resumed runs draw the same masks.
-    weights = {id(v) for v in self.model.weights}
-    random_states = [v for v in self.model.variables if id(v) not in weights]
-    return tf.train.Checkpoint(model=self.model, optimizer=self.optimizer,
-                               random_states=random_states, **more)
+    return checkpointing.model_checkpoint(self.model, self.optimizer, **more)
 
   def _check_batch_size(self, dataset_fn):
     replicas = self.strategy.num_replicas_in_sync
@@ -258,7 +214,7 @@ class Trainer:
     mode, where the input order is reproducible).
     """
     def untuned_fn(ctx):
-      return _without_autotune(dataset_fn(ctx))
+      return input_pipeline.without_autotune(dataset_fn(ctx))
 
     iterator = iter(self.strategy.distribute_datasets_from_function(
         untuned_fn))
@@ -320,7 +276,8 @@ class Trainer:
       return []
     self._check_batch_size(dataset_fn)
     iterator, checkpoint = self._input_iterator(dataset_fn, step)
-    manager = self._manager(checkpoint)
+    manager = checkpointing.checkpoint_manager(
+        checkpoint, self.output_dir, self.strategy, self.keep_checkpoint_max)
     self._train_loop = self._train_loop or self._make_train_loop()
     writer = (tf.summary.create_file_writer(self.output_dir) if chief
               else tf.summary.create_noop_writer())
@@ -380,51 +337,12 @@ class Trainer:
   # -- Evaluation and prediction -------------------------------------------
 
   def _inference_batches(self, dataset, batch_size, fn, key):
-    """Yields numpy dicts of `fn(features, outputs)` for the real rows.
-
-    Every batch is padded to a fixed size (a multiple of the replica count),
-    so partial last batches work on every strategy, then the padding rows
-    are dropped again, keeping the input order. The traced step is kept per
-    `key` (the kind of call), so repeated evaluations trace it once.
-    """
+    """`inference.real_rows` with this trainer's weights: the latest
+    checkpoint of output_dir unless weights are pinned in memory."""
     if not self._pinned:
       self._restore_or_init(self._model_checkpoint())
-    replicas = self.strategy.num_replicas_in_sync
-    size = -(-batch_size // replicas) * replicas
-    padded = _without_autotune(
-        dataset.map(lambda f: batch_padding.pad_batch(f, size)))
-    # Workers predict independently: no collectives, each sees all rows.
-    local = distribution.num_workers(self.strategy) > 1 or replicas == 1
-    run = self._inference_fns.get(key)
-    if run is None:
-      def step(features):
-        features = dict(features)
-        valid = features.pop(batch_padding.VALID)
-        result = fn(features, self.model(features, training=False))
-        result[batch_padding.VALID] = valid
-        return result
-
-      run = tf.function(step if local else
-                        lambda f: self.strategy.run(step, args=(f,)))
-      self._inference_fns[key] = run
-    if local:
-      batches = (run(features) for features in padded)
-    else:
-      options = tf.data.Options()
-      options.experimental_distribute.auto_shard_policy = (
-          tf.data.experimental.AutoShardPolicy.OFF)
-      dist = self.strategy.experimental_distribute_dataset(
-          padded.with_options(options))
-      batches = (batch_padding.concat_replicas(self.strategy, run(f))
-                 for f in dist)
-    try:
-      for result in batches:
-        result = {k: np.asarray(v) for k, v in result.items()}
-        valid = result.pop(batch_padding.VALID)
-        yield {k: v[valid] for k, v in result.items()}
-    except tf.errors.DataLossError as e:
-      raise InputError(input_pipeline.damaged_input(
-          getattr(dataset, "input_files", ()), e)) from e
+    return inference.real_rows(self.strategy, self.model, dataset,
+                               batch_size, fn, self._inference_fns, key)
 
   def use_loaded_weights(self, global_step):
     """Evaluates/predicts with the weights now in `self.model` (e.g. loaded
