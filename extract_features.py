@@ -27,7 +27,7 @@ from bert_tf.tasks.feature_extraction import FeatureExtractor
 from bert_tf.io_utils import atomic_output
 from bert_tf.io_utils import InputError
 from bert_tf.io_utils import require_file
-from bert_tf.cli import flag_ranges
+from bert_tf.cli import app
 from data_prep.extract_features.examples import convert_examples_to_features
 from data_prep.extract_features.examples import read_examples
 
@@ -100,7 +100,7 @@ def main(argv):
 
 def run():
   """Console-script entry point (flags are defined at import)."""
-  flag_ranges.run_app(main)
+  app.run_app(main)
 
 
 if __name__ == "__main__":

@@ -49,7 +49,7 @@ from bert_tf.io_utils import atomic_output
 from bert_tf.io_utils import InputError
 from bert_tf.io_utils import make_output_dir
 from bert_tf.io_utils import require_file
-from bert_tf.cli import flag_ranges
+from bert_tf.cli import app
 from data_prep.classifier import flags as classifier_flags
 from data_prep.classifier.features import write_examples_to_tfrecord
 
@@ -238,7 +238,7 @@ def main(_):
 
 def run():
   """Console-script entry point (flags are defined at import)."""
-  flag_ranges.run_app(main)
+  app.run_app(main)
 
 
 if __name__ == "__main__":

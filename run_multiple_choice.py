@@ -51,7 +51,7 @@ from bert_tf.tasks.base import write_eval_results
 from bert_tf.tasks.multiple_choice import MultipleChoiceTask
 from bert_tf.tokenizers.loading import load_tokenizer
 from bert_tf.training import input_pipeline
-from bert_tf.cli import flag_ranges
+from bert_tf.cli import app
 from data_prep.multiple_choice import examples as mc_examples
 from data_prep.multiple_choice.features import write_records
 
@@ -251,7 +251,7 @@ def main(_):
 
 def run():
   """Console-script entry point (flags are defined at import)."""
-  flag_ranges.run_app(main)
+  app.run_app(main)
 
 
 if __name__ == "__main__":

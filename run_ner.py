@@ -66,7 +66,7 @@ from bert_tf.tasks.tagging import check_feature_mode
 from bert_tf.tasks.tagging import TaggingTask
 from bert_tf.tokenizers.loading import load_tokenizer
 from bert_tf.training import input_pipeline
-from bert_tf.cli import flag_ranges
+from bert_tf.cli import app
 from data_prep.ner import conll
 from data_prep.ner import evaluation
 from data_prep.ner.features import Featurizer
@@ -329,7 +329,7 @@ def main(_):
 
 def run():
   """Console-script entry point (flags are defined at import)."""
-  flag_ranges.run_app(main)
+  app.run_app(main)
 
 
 if __name__ == "__main__":

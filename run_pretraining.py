@@ -50,7 +50,7 @@ from bert_tf.io_utils import make_output_dir
 from bert_tf.io_utils import require_file
 from bert_tf.tasks.base import write_eval_results
 from bert_tf.tasks.pretraining import PretrainingTask
-from bert_tf.cli import flag_ranges
+from bert_tf.cli import app
 from data_prep.pretraining.documents import expand_input_files
 
 FLAGS = flags.FLAGS
@@ -200,7 +200,7 @@ def main(_):
 
 def run():
   """Console-script entry point (flags are defined at import)."""
-  flag_ranges.run_app(main)
+  app.run_app(main)
 
 
 if __name__ == "__main__":

@@ -58,7 +58,7 @@ from bert_tf.io_utils import make_output_dir
 from bert_tf.io_utils import require_file
 from bert_tf.tokenizers.loading import load_tokenizer
 from bert_tf.tasks.squad import SquadTask
-from bert_tf.cli import flag_ranges
+from bert_tf.cli import app
 from data_prep.squad import evaluation as squad_evaluation
 from data_prep.squad import flags as squad_flags
 from data_prep.squad import postprocess as squad_postprocess
@@ -309,7 +309,7 @@ def main(_):
 
 def run():
   """Console-script entry point (flags are defined at import)."""
-  flag_ranges.run_app(main)
+  app.run_app(main)
 
 
 if __name__ == "__main__":

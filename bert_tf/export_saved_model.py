@@ -13,11 +13,11 @@ from absl import flags
 
 from bert_tf.cli import bert_flags
 from bert_tf.cli import export_saved_model
-from bert_tf.cli import flag_ranges
+from bert_tf.cli import app
 
 if __name__ == "__main__":
   export_saved_model.define_flags()
   # --helpshort lists this command's flags.
   flags.adopt_module_key_flags(export_saved_model)
   flags.adopt_module_key_flags(bert_flags)
-  flag_ranges.run_app(export_saved_model.main)
+  app.run_app(export_saved_model.main)

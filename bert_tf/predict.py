@@ -9,10 +9,10 @@ The code lives in `bert_tf.cli.predict` (see its docstring).
 from absl import flags
 
 from bert_tf.cli import predict
-from bert_tf.cli import flag_ranges
+from bert_tf.cli import app
 
 if __name__ == "__main__":
   predict.define_flags()
   # --helpshort lists this command's flags.
   flags.adopt_module_key_flags(predict)
-  flag_ranges.run_app(predict.main)
+  app.run_app(predict.main)

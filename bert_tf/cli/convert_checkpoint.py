@@ -29,7 +29,7 @@ from bert_tf.checkpoints import hf_export
 from bert_tf.modeling.bert_config import BertConfig
 from bert_tf.io_utils import InputError
 from bert_tf.io_utils import require_file
-from bert_tf.cli import flag_ranges
+from bert_tf.cli import app
 
 FLAGS = flags.FLAGS
 
@@ -115,7 +115,7 @@ def main(argv):
 def run():
   """Console-script entry point."""
   define_flags()
-  flag_ranges.run_app(main)
+  app.run_app(main)
 
 
 if __name__ == "__main__":

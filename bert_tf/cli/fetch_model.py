@@ -22,7 +22,7 @@ from absl import flags
 from bert_tf.checkpoints import fetch
 from bert_tf.checkpoints import model_registry
 from bert_tf.io_utils import InputError
-from bert_tf.cli import flag_ranges
+from bert_tf.cli import app
 
 FLAGS = flags.FLAGS
 
@@ -93,7 +93,7 @@ def main(argv):
 def run():
   """Console-script entry point."""
   define_flags()
-  flag_ranges.run_app(main)
+  app.run_app(main)
 
 
 if __name__ == "__main__":

@@ -1,31 +1,22 @@
-"""Flag checks every entry point gets before `main`, in one place.
+"""The allowed range of every numeric flag, and the output checks.
 
 A negative --save_checkpoints_steps looped forever and a NaN --learning_rate
-trained a NaN model, so every script starts through `run_app`, which checks
-each integer/float flag the program defines against `RANGES`, refuses an
-output file that is one of the program's input files (`--output_file` ==
-`--input_file` destroyed the input) and an output location it cannot write
-(found before hours of work, not after), then runs `main`, turning any failure
-into one `ERROR:` line (`io_utils.run_cli`). `tests/hostile/
-test_flag_ranges.py` fails for a numeric flag of any entry point that has no
-entry here. TensorFlow-free (data_prep uses it).
-
-Example:
-    if __name__ == "__main__":
-      flag_ranges.run_app(main)   # instead of app.run(run_cli(main))
+trained a NaN model: `RANGES` gives every integer/float flag of every entry
+point its range (`tests/hostile/test_flag_ranges.py` fails for one without
+an entry). `check_outputs_are_not_inputs` refuses an output file that is one
+of the program's input files (`--output_file` == `--input_file` destroyed
+the input); `check_output_locations` refuses an output location that cannot
+be written (found before hours of work, not after). The runner
+(`bert_tf.cli.app.run_app`) applies them all before `main`. TensorFlow-free
+(data_prep uses it).
 """
 
 import glob
 import math
 import os
-import sys
 import tempfile
 
-from absl import app
-from absl import flags
-
 from bert_tf.io_utils import InputError
-from bert_tf.io_utils import run_cli
 
 
 class _Range:
@@ -111,29 +102,6 @@ RANGES = {
 }
 
 
-_OURS = ("bert_tf", "data_prep", "run_", "extract_features", "__main__")
-
-
-def numeric_flags(flag_values):
-  """Names of the integer/float flags our modules define (not absl's or a
-  library's)."""
-  return sorted(
-      name for name in flag_values
-      if flag_values[name].flag_type() in ("int", "float") and
-      name == flag_values[name].name and
-      (flag_values.find_module_defining_flag(name) or "").startswith(_OURS))
-
-
-def check_flag_ranges(flag_values):
-  """InputError for the first defined numeric flag outside its range."""
-  for name in numeric_flags(flag_values):
-    if name in RANGES:
-      value = flag_values[name].value
-      error = RANGES[name].error(value)
-      if error:
-        raise InputError("--%s=%s %s" % (name, value, error))
-
-
 # Flags naming files a program writes, and files it reads (comma-separated
 # globs allowed), wherever they are defined.
 OUTPUT_FILE_FLAGS = ("output_file", "glue_submission_file", "features_file")
@@ -217,34 +185,3 @@ def check_output_locations(flag_values):
       problem = _writable_location(folder or ".")
       if problem:
         raise InputError("--%s=%s: %s" % (name, path, problem))
-
-
-def guarded(main):
-  """`main` after the flag checks, inside `run_cli`'s one-line errors."""
-
-  def checked(argv):
-    check_flag_ranges(flags.FLAGS)
-    check_outputs_are_not_inputs(flags.FLAGS)
-    check_output_locations(flags.FLAGS)
-    return main(argv)
-
-  return run_cli(checked)
-
-
-def parse_flags(argv, known_only=False):
-  """absl's flag parsing, but a bad flag (unknown, or a value that does not
-  parse) ends as one `ERROR:` line and exit status 1, like every other
-  error (absl prints two lines, or more). `known_only` leaves unknown
-  arguments in the returned argv (for Beam's options)."""
-  try:
-    return flags.FLAGS(argv, known_only=known_only)
-  except flags.Error as e:
-    sys.stderr.write("ERROR: %s\n" % " ".join(str(e).split()))
-    sys.exit(1)
-
-
-def run_app(main, flags_parser=parse_flags):
-  """`app.run` for every entry point: the flag checks, then `main`.
-  `flags_parser`: `parse_flags`, or one that leaves some arguments to
-  `main`."""
-  app.run(guarded(main), flags_parser=flags_parser)

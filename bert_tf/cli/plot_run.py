@@ -29,7 +29,7 @@ import tensorflow as tf
 
 from bert_tf.io_utils import atomic_output
 from bert_tf.io_utils import InputError
-from bert_tf.cli import flag_ranges
+from bert_tf.cli import app
 
 FLAGS = flags.FLAGS
 
@@ -243,7 +243,7 @@ def main(argv):
 def run():
   """Console-script entry point."""
   define_flags()
-  flag_ranges.run_app(main)
+  app.run_app(main)
 
 
 if __name__ == "__main__":

@@ -30,7 +30,7 @@ from tqdm import tqdm
 from bert_tf.io_utils import atomic_output
 from bert_tf.io_utils import InputError
 from bert_tf.io_utils import require_file
-from bert_tf.cli import flag_ranges
+from bert_tf.cli import app
 
 FLAGS = flags.FLAGS
 
@@ -191,7 +191,7 @@ def main(argv):
 def run():
   """Console-script entry point."""
   define_flags()
-  flag_ranges.run_app(main)
+  app.run_app(main)
 
 
 if __name__ == "__main__":

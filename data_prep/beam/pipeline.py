@@ -21,7 +21,7 @@ import re
 
 from absl import flags
 
-from bert_tf.cli import flag_ranges
+from bert_tf.cli import app
 from bert_tf.io_utils import InputError
 from data_prep.common.outputs import publish
 from data_prep.common.outputs import remove
@@ -49,7 +49,7 @@ def parse_flags(argv):
   """absl flags parser that leaves unknown flags to Beam (`run_app(main,
   parse_flags)`); `check_beam_args` refuses them without --runner, and
   those Beam does not know either."""
-  return flag_ranges.parse_flags(argv, known_only=True)
+  return app.parse_flags(argv, known_only=True)
 
 
 def check_beam_args(argv):
@@ -72,6 +72,20 @@ def check_beam_args(argv):
         raise InputError("%s: neither a flag of this command nor a Beam "
                          "pipeline option" % arg)
   return extra
+
+
+class PerWorker:
+  """A picklable step `fn(state, element)` whose costly state (a tokenizer,
+  an encoder) is built by `make(*args)` once per worker, on first use."""
+
+  def __init__(self, fn, make, *args):
+    self.fn, self.make, self.args = fn, make, args
+    self._state = None
+
+  def __call__(self, element):
+    if self._state is None:
+      self._state = self.make(*self.args)
+    return self.fn(self._state, element)
 
 
 def counter(name):

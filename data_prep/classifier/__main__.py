@@ -22,7 +22,7 @@ from bert_tf.cli import bert_flags
 from bert_tf.tokenizers import tokenization
 from bert_tf.io_utils import InputError
 from bert_tf.io_utils import require_file
-from bert_tf.cli import flag_ranges
+from bert_tf.cli import app
 from data_prep.classifier import features as classifier_features
 from data_prep.classifier import flags as classifier_flags
 from data_prep.classifier import tasks as classifier_tasks
@@ -99,7 +99,7 @@ def main(argv):
 def run():
   """Console-script entry point."""
   define_flags()
-  flag_ranges.run_app(main, beam_pipeline.parse_flags)
+  app.run_app(main, beam_pipeline.parse_flags)
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ concatenate to the same file.
 from absl import flags
 
 from bert_tf.cli import bert_flags
-from bert_tf.cli import flag_ranges
+from bert_tf.cli import app
 from bert_tf.io_utils import InputError
 from bert_tf.tokenizers.loading import load_tokenizer
 from data_prep.beam import pipeline as beam_pipeline
@@ -64,7 +64,7 @@ def main(argv):
 def run():
   """Console-script entry point."""
   define_flags()
-  flag_ranges.run_app(main, beam_pipeline.parse_flags)
+  app.run_app(main, beam_pipeline.parse_flags)
 
 
 if __name__ == "__main__":

@@ -14,13 +14,12 @@ label-id order). `--runner=DirectRunner` (or another Beam runner) writes
 from absl import flags
 
 from bert_tf.cli import bert_flags
-from bert_tf.cli import flag_ranges
+from bert_tf.cli import app
 from bert_tf.io_utils import InputError
 from bert_tf.io_utils import require_file
-from bert_tf.tokenizers.loading import load_tokenizer
 from data_prep.beam import pipeline as beam_pipeline
 from data_prep.ner import conll
-from data_prep.ner.features import Featurizer
+from data_prep.ner.features import new_featurizer
 from data_prep.ner.records import write_windows
 
 FLAGS = flags.FLAGS
@@ -45,11 +44,6 @@ def define_flags():
       "per chunk of whole documents (~500 sentences).")
 
 
-def featurizer(tokenizer_args, labels, max_seq_length, document_context):
-  return Featurizer(load_tokenizer(*tokenizer_args), labels, max_seq_length,
-                    document_context)
-
-
 def main(argv):
   beam_args = beam_pipeline.check_beam_args(argv)
   for name in ("input_file", "output_file"):
@@ -67,7 +61,7 @@ def main(argv):
     conll.check_tags(sentences, labels)
   args = ((FLAGS.vocab_file, FLAGS.do_lower_case, FLAGS.spm_model_file),
           labels, FLAGS.max_seq_length, FLAGS.document_context)
-  single = featurizer(*args)  # checks the vocab and settings up front
+  single = new_featurizer(*args)  # checks the vocab and settings up front
   if FLAGS.runner:
     # pylint: disable-next=g-import-not-at-top
     from data_prep.beam.ner import write_windows_beam
@@ -86,7 +80,7 @@ def main(argv):
 def run():
   """Console-script entry point."""
   define_flags()
-  flag_ranges.run_app(main, beam_pipeline.parse_flags)
+  app.run_app(main, beam_pipeline.parse_flags)
 
 
 if __name__ == "__main__":

@@ -30,6 +30,7 @@ import collections
 import itertools
 
 from bert_tf.io_utils import InputError
+from bert_tf.tokenizers.loading import load_tokenizer
 
 # `sentence`: index into the featurized sentences; `input_ids`, `label_ids`,
 # `label_weights` are unpadded ([CLS] ... [SEP]); `predicted`: the
@@ -181,3 +182,10 @@ class Featurizer:
       windows.append(Window(index, input_ids + [self.sep_id], label_ids + [0],
                             weights + [0.0], predicted))
     return windows
+
+
+def new_featurizer(tokenizer_args, labels, max_seq_length, document_context):
+  """A Featurizer from picklable settings (what Beam workers receive);
+  `tokenizer_args` are `load_tokenizer`'s."""
+  return Featurizer(load_tokenizer(*tokenizer_args), labels, max_seq_length,
+                    document_context)

@@ -27,6 +27,7 @@ from absl import flags, logging
 
 from bert_tf.cli import bert_flags
 from bert_tf.io_utils import InputError
+from bert_tf.cli import app
 from bert_tf.cli import flag_ranges
 from data_prep.beam import pipeline as beam_pipeline
 from data_prep.common.outputs import remove
@@ -182,7 +183,7 @@ def main(argv):
 def run():
   """Console-script entry point."""
   define_flags()
-  flag_ranges.run_app(main, beam_pipeline.parse_flags)
+  app.run_app(main, beam_pipeline.parse_flags)
 
 
 if __name__ == "__main__":

@@ -18,7 +18,7 @@ from absl import flags
 
 from bert_tf.cli import bert_flags
 from bert_tf.io_utils import InputError, require_file
-from bert_tf.cli import flag_ranges
+from bert_tf.cli import app
 from data_prep.squad import flags as squad_flags
 from data_prep.squad.example import load_squad_examples
 from data_prep.squad.writer import encoder_settings, write_squad_features
@@ -98,7 +98,7 @@ def main(argv):
 def run():
   """Console-script entry point."""
   define_flags()
-  flag_ranges.run_app(main, beam_pipeline.parse_flags)
+  app.run_app(main, beam_pipeline.parse_flags)
 
 
 if __name__ == "__main__":

@@ -23,7 +23,7 @@ from absl import flags, logging
 from bert_tf.cli import bert_flags
 from bert_tf.tokenizers import tokenization
 from bert_tf.io_utils import InputError, atomic_output, require_file
-from bert_tf.cli import flag_ranges
+from bert_tf.cli import app
 from data_prep.squad import evaluation as squad_evaluation
 from data_prep.squad import flags as squad_flags
 from data_prep.squad import postprocess as squad_postprocess
@@ -106,7 +106,7 @@ def main(_):
 def run():
   """Console-script entry point."""
   define_flags()
-  flag_ranges.run_app(main)
+  app.run_app(main)
 
 
 if __name__ == "__main__":

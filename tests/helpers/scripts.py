@@ -18,7 +18,7 @@ from tests.conftest import REPO
 _DRIVER = r"""
 import contextlib, importlib, io, json, sys
 from absl import flags
-from bert_tf.cli.flag_ranges import guarded
+from bert_tf.cli.app import guarded
 script = importlib.import_module(sys.argv[1])
 out = []
 for argv in json.loads(sys.argv[2]):

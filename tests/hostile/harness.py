@@ -1,6 +1,6 @@
 """Runs hostile cases through any entry point and checks the one-line promise.
 
-Every case runs `main` the way the command line does (`flag_ranges.guarded`:
+Every case runs `main` the way the command line does (`app.guarded`:
 flag ranges, then `main` inside `run_cli`); many cases of many entry points
 share one process, so TensorFlow loads once.
 
@@ -49,7 +49,7 @@ _DRIVER = r"""
 import contextlib, importlib, io, json, logging, sys, traceback
 from absl import flags
 from absl import logging as absl_logging
-from bert_tf.cli import flag_ranges
+from bert_tf.cli import app
 ENTRY_POINTS = json.loads(sys.argv[1])
 FLAGS = flags.FLAGS
 BUILTIN = set(FLAGS)
@@ -72,7 +72,7 @@ out = []
 for entry, argv in json.loads(sys.argv[2]):
   if argv == "LIST":
     load(entry)
-    out.append([0, json.dumps(flag_ranges.numeric_flags(FLAGS))])
+    out.append([0, json.dumps(app.numeric_flags(FLAGS))])
     continue
   module = load(entry)
   FLAGS.unparse_flags()
@@ -83,7 +83,7 @@ for entry, argv in json.loads(sys.argv[2]):
   code = 0
   with contextlib.redirect_stderr(err):
     try:
-      flag_ranges.guarded(module.main)([])
+      app.guarded(module.main)([])
     except SystemExit as e:
       code = e.code
     except BaseException:  # pylint: disable=broad-except

@@ -1,0 +1,122 @@
+"""The program runner every entry point starts through.
+
+`run_app(main)` is `absl.app.run` with what every command of ours needs:
+- flags that do not parse end in one `ERROR:` line (absl prints several);
+- `--help` / `--helpshort` list the command's own flags and the shared ones
+  it uses, however it was started (`python run_x.py`, `python ./run_x.py`,
+  `python /abs/run_x.py`, `python -m ...`, a `bert-*` console script: absl
+  lists only the key flags of the module named by argv[0]);
+- before `main`: the range of every numeric flag the project defines
+  (`flag_ranges.RANGES`), outputs that would overwrite an input, and output
+  locations that cannot be written;
+- any expected failure in `main` becomes one `ERROR:` line and exit status 1
+  (`io_utils.run_cli`).
+
+TensorFlow-free (data_prep uses it), so `--help` answers at once.
+
+Example:
+    def run():
+      define_flags()
+      app.run_app(main)
+"""
+
+import os
+import sys
+
+from absl import app
+from absl import flags
+
+from bert_tf.cli import flag_ranges
+from bert_tf.io_utils import InputError
+from bert_tf.io_utils import run_cli
+
+# The folder holding bert_tf/, data_prep/ and the root scripts (the
+# repository, or site-packages when installed).
+_PROJECT_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.realpath(__file__))))
+
+
+def _module_file(module_name):
+  """The file of a module name as absl records it (a dotted name, or
+  argv[0]'s path for `__main__`)."""
+  module = sys.modules.get(module_name)
+  path = getattr(module, "__file__", None) or module_name
+  return os.path.realpath(path) if os.path.exists(path) else None
+
+
+def is_project_flag(flag_values, name):
+  """Whether the flag `name` was defined by a module of this project (not by
+  absl, TensorFlow or another library), however the program was started."""
+  module = flag_values.find_module_defining_flag(name)
+  if not module:
+    return False
+  if module.split(".")[0] in ("bert_tf", "data_prep", "benchmarks"):
+    return True
+  path = _module_file(module)
+  return path is not None and (
+      os.path.dirname(path) == _PROJECT_ROOT or
+      path.startswith(tuple(os.path.join(_PROJECT_ROOT, package) + os.sep
+                            for package in ("bert_tf", "data_prep"))))
+
+
+def project_flags(flag_values):
+  """Names of the flags the project defines in this program (aliases
+  excluded)."""
+  return sorted(name for name in flag_values
+                if name == flag_values[name].name and
+                is_project_flag(flag_values, name))
+
+
+def numeric_flags(flag_values):
+  """Names of the project's integer/float flags in this program."""
+  return [name for name in project_flags(flag_values)
+          if flag_values[name].flag_type() in ("int", "float")]
+
+
+def check_flag_ranges(flag_values):
+  """InputError for the first numeric flag outside its range. Keyed on the
+  flag, not on how the program was started."""
+  for name in numeric_flags(flag_values):
+    if name in flag_ranges.RANGES:
+      value = flag_values[name].value
+      error = flag_ranges.RANGES[name].error(value)
+      if error:
+        raise InputError("--%s=%s %s" % (name, value, error))
+
+
+def _list_in_help(flag_values):
+  """Makes every project flag a key flag of the main module, which is what
+  `--helpshort` lists."""
+  for name in project_flags(flag_values):
+    flag_values.register_key_flag_for_module(sys.argv[0], flag_values[name])
+
+
+def guarded(main):
+  """`main` after the flag checks, inside `run_cli`'s one-line errors."""
+
+  def checked(argv):
+    check_flag_ranges(flags.FLAGS)
+    flag_ranges.check_outputs_are_not_inputs(flags.FLAGS)
+    flag_ranges.check_output_locations(flags.FLAGS)
+    return main(argv)
+
+  return run_cli(checked)
+
+
+def parse_flags(argv, known_only=False):
+  """absl's flag parsing, but a bad flag (unknown, or a value that does not
+  parse) ends as one `ERROR:` line and exit status 1. `known_only` leaves
+  unknown arguments in the returned argv (for Beam's options)."""
+  try:
+    return flags.FLAGS(argv, known_only=known_only)
+  except flags.Error as e:
+    sys.stderr.write("ERROR: %s\n" % " ".join(str(e).split()))
+    sys.exit(1)
+
+
+def run_app(main, flags_parser=parse_flags):
+  """`app.run` for every entry point: help, the flag checks, then `main`.
+  `flags_parser`: `parse_flags`, or one that leaves some arguments to
+  `main`."""
+  _list_in_help(flags.FLAGS)
+  app.run(guarded(main), flags_parser=flags_parser)
