@@ -30,7 +30,7 @@ from absl import app  # pylint: disable=g-import-not-at-top
 from absl import flags
 import numpy as np
 import tensorflow as tf
-import tensorflow_text  # pylint: disable=unused-import
+import tensorflow_text  # noqa: F401 (registers the ops)
 
 from bert_tf.checkpoints import checkpoint_io
 from bert_tf.modeling.bert_config import BertConfig

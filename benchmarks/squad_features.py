@@ -98,7 +98,7 @@ def _run_variant():
   """Runs one variant in this process and prints its numbers as JSON."""
   settings = (FLAGS.max_seq_length, FLAGS.doc_stride, FLAGS.max_query_length)
   if FLAGS.variant == BASELINE:
-    import tensorflow  # pylint: disable=g-import-not-at-top,unused-import
+    import tensorflow  # noqa: F401  pylint: disable=g-import-not-at-top
   wall, cpu = time.perf_counter(), _process_cpu()
   if FLAGS.variant == BASELINE:
     examples, features = _convert_baseline(settings)

@@ -24,7 +24,7 @@ import os
 
 from absl import flags
 import tensorflow as tf
-import tensorflow_text  # pylint: disable=unused-import  (registers the ops)
+import tensorflow_text  # noqa: F401 (registers the ops)
 from tqdm import tqdm
 
 from bert_tf.io_utils import atomic_output
