@@ -7,7 +7,11 @@ Example:
                                "out/train.tf_record", 4, "DirectRunner", [])
 """
 
+import functools
+
 from bert_tf.tokenizers.loading import load_tokenizer
+from data_prep.beam.pipeline import PerWorker
+from data_prep.beam.records import chunked
 from data_prep.beam.records import write_record_shards
 from data_prep.multiple_choice.features import convert_example
 from data_prep.multiple_choice.features import record_bytes
@@ -15,27 +19,16 @@ from data_prep.multiple_choice.features import record_bytes
 _CHUNK_SIZE = 1000
 
 
-class _Encode:
-  """A chunk of examples -> records; one tokenizer per worker."""
-
-  def __init__(self, tokenizer_args, max_seq_length):
-    self.tokenizer_args = tokenizer_args
-    self.max_seq_length = max_seq_length
-    self._tokenizer = None
-
-  def __call__(self, examples):
-    if self._tokenizer is None:
-      self._tokenizer = load_tokenizer(*self.tokenizer_args)
-    return [record_bytes(convert_example(e, self.max_seq_length,
-                                         self._tokenizer))
-            for e in examples]
+def _encode(tokenizer, examples, max_seq_length):
+  return [record_bytes(convert_example(e, max_seq_length, tokenizer))
+          for e in examples]
 
 
 def write_records_beam(examples, tokenizer_args, max_seq_length, output_file,
                        num_output_shards, runner, beam_args):
   """Writes `<output_file>-SSSSS-of-NNNNN`; -> the file names."""
-  chunks = [examples[start:start + _CHUNK_SIZE]
-            for start in range(0, len(examples), _CHUNK_SIZE)]
-  return write_record_shards(chunks, _Encode(tokenizer_args, max_seq_length),
+  encode = PerWorker(functools.partial(_encode, max_seq_length=max_seq_length),
+                     load_tokenizer, *tokenizer_args)
+  return write_record_shards(chunked(examples, _CHUNK_SIZE), encode,
                              output_file, num_output_shards, runner,
                              beam_args)[1]

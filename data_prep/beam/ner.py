@@ -8,28 +8,20 @@ Example:
                                       "DirectRunner", [])
 """
 
+import functools
+
+from data_prep.beam.pipeline import PerWorker
 from data_prep.beam.records import write_record_shards
+from data_prep.ner.features import new_featurizer
 from data_prep.ner.records import window_record
 
 _CHUNK_SENTENCES = 500  # about; chunks end at a document's end
 
 
-class _Encode:
-  """Sentences of whole documents -> window records; one featurizer (and
-  tokenizer) per worker."""
-
-  def __init__(self, featurizer_args):
-    self.featurizer_args = featurizer_args
-    self._featurizer = None
-
-  def __call__(self, sentences):
-    if self._featurizer is None:
-      # pylint: disable-next=g-import-not-at-top
-      from data_prep.ner.__main__ import featurizer
-      self._featurizer = featurizer(*self.featurizer_args)
-    max_seq_length = self.featurizer_args[2]
-    return [window_record(window, max_seq_length)
-            for window in self._featurizer.windows(sentences)]
+def _encode(featurizer, sentences, max_seq_length):
+  """Sentences of whole documents -> window records."""
+  return [window_record(window, max_seq_length)
+          for window in featurizer.windows(sentences)]
 
 
 def _document_chunks(sentences):
@@ -45,7 +37,10 @@ def _document_chunks(sentences):
 def write_windows_beam(sentences, featurizer_args, output_file,
                        num_output_shards, runner, beam_args):
   """-> (number of windows, shard file names)."""
+  encode = PerWorker(
+      functools.partial(_encode, max_seq_length=featurizer_args[2]),
+      new_featurizer, *featurizer_args)
   counters, files = write_record_shards(
-      _document_chunks(sentences), _Encode(featurizer_args), output_file,
-      num_output_shards, runner, beam_args)
+      _document_chunks(sentences), encode, output_file, num_output_shards,
+      runner, beam_args)
   return counters.get("records", 0), files

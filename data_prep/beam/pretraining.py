@@ -12,31 +12,21 @@ Example:
                                      "DirectRunner", [])
 """
 
+import functools
+
+from bert_tf.tokenizers.loading import load_tokenizer
 from data_prep.beam import pipeline
 from data_prep.common.outputs import shard_names, temp_name
-from data_prep.pretraining.documents import load_tokenizer
 from data_prep.pretraining.records import RecordStats
 from data_prep.pretraining.shards import build_shard
 
 
-class _BuildShard:
-  """DoFn body: the tokenizer is loaded once per worker."""
-
-  def __init__(self, tokenizer_args, options, random_seed):
-    self.tokenizer_args = tokenizer_args
-    self.options = options
-    self.random_seed = random_seed
-    self._tokenizer = None
-
-  def __call__(self, task):
-    if self._tokenizer is None:
-      self._tokenizer = load_tokenizer(*self.tokenizer_args)
-    index, shard, path = task
-    stats = build_shard(index, shard, path, self._tokenizer, self.options,
-                        self.random_seed)
-    for name, value in stats._asdict().items():
-      pipeline.counter(name).inc(value)
-    pipeline.counter("shards").inc()
+def _build_shard(tokenizer, task, options, random_seed):
+  index, shard, path = task
+  stats = build_shard(index, shard, path, tokenizer, options, random_seed)
+  for name, value in stats._asdict().items():
+    pipeline.counter(name).inc(value)
+  pipeline.counter("shards").inc()
 
 
 def write_shards_beam(shards, output_file, tokenizer_args, options,
@@ -46,7 +36,10 @@ def write_shards_beam(shards, output_file, tokenizer_args, options,
   outputs = shard_names(output_file, len(shards))
   temps = [temp_name(path) for path in outputs]
   tasks = [(i, shard, temps[i]) for i, shard in enumerate(shards)]
-  build = _BuildShard(tokenizer_args, options, random_seed)
+  build = pipeline.PerWorker(
+      functools.partial(_build_shard, options=options,
+                        random_seed=random_seed),
+      load_tokenizer, *tokenizer_args)
 
   def graph(p):
     _ = (p | "Shards" >> beam.Create(tasks) | beam.Reshuffle()

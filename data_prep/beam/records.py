@@ -2,18 +2,33 @@
 choice): chunks of examples -> record bytes -> ordered output shards.
 
 `encode(chunk) -> [serialized records]` is the job's single-process step
-(loading its tokenizer lazily, once per worker). Chunk i goes to output shard
-i * N // chunks, in chunk order, so the shards, concatenated, are the
-single-process file.
+(a `pipeline.PerWorker`: its tokenizer is loaded once per worker). Chunk i
+goes to output shard `shard_of(i, ...)`, in chunk order, so the shards,
+concatenated, are the single-process file.
 
 Example:
-    files = write_record_shards(chunks, _Encode(args), "out/train.tf_record",
-                                4, "DirectRunner", [])
+    files = write_record_shards(chunked(examples, 1000), encode,
+                                "out/train.tf_record", 4, "DirectRunner", [])
 """
 
 from bert_tf.records.tfrecord_file import tfrecord_writer
 from data_prep.beam import pipeline
 from data_prep.common.outputs import shard_names, temp_name
+
+
+def chunked(items, size):
+  """`items` in lists of `size` (the last one shorter)."""
+  return [items[start:start + size] for start in range(0, len(items), size)]
+
+
+def num_shards_for(num_output_shards, num_chunks):
+  """--num_output_shards (default 1), at most one shard per chunk."""
+  return max(1, min(num_output_shards or 1, num_chunks))
+
+
+def shard_of(chunk_index, num_chunks, num_shards):
+  """The shard of a chunk: consecutive chunks share a shard, in order."""
+  return chunk_index * num_shards // num_chunks
 
 
 def _indexed(encode):
@@ -41,7 +56,7 @@ def write_record_shards(chunks, encode, output_file, num_output_shards,
   """Writes `<output_file>-SSSSS-of-NNNNN`; -> (counters, file names)."""
   import apache_beam as beam  # pylint: disable=g-import-not-at-top
   chunks = list(enumerate(chunks)) or [(0, [])]
-  num_shards = max(1, min(num_output_shards or 1, len(chunks)))
+  num_shards = num_shards_for(num_output_shards, len(chunks))
   finals = shard_names(output_file, num_shards)
   temps = [temp_name(path) for path in finals]
 
@@ -49,7 +64,7 @@ def write_record_shards(chunks, encode, output_file, num_output_shards,
     _ = (p | "Chunks" >> beam.Create(chunks) | beam.Reshuffle()
          | "Encode" >> beam.Map(_indexed(encode))
          | "ToShard" >> beam.Map(
-             lambda c: (c[0] * num_shards // len(chunks), c))
+             lambda c: (shard_of(c[0], len(chunks), num_shards), c))
          | beam.GroupByKey()
          | "WriteShard" >> beam.Map(_write_shard(temps)))
 

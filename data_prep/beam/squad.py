@@ -16,27 +16,21 @@ Example:
 import contextlib
 
 from data_prep.beam import pipeline
+from data_prep.beam.records import num_shards_for
+from data_prep.beam.records import shard_of
 from data_prep.common.outputs import shard_names, temp_name
 from data_prep.squad import writer
 from data_prep.squad.features import FIRST_UNIQUE_ID
 
 
-class _Convert:
-  """Map body: (chunk index, examples, first example index) -> (chunk
-  index, converted features); one encoder per worker."""
-
-  def __init__(self, encoder_args):
-    self.encoder_args = encoder_args
-    self._encoder = None
-
-  def __call__(self, chunk):
-    if self._encoder is None:
-      self._encoder = writer.new_encoder(*self.encoder_args)
-    index, examples, first_index = chunk
-    converted = writer.convert_chunk(self._encoder, first_index, examples)
-    pipeline.counter("examples").inc(len(examples))
-    pipeline.counter("features").inc(len(converted))
-    return index, converted
+def _convert(encoder, chunk):
+  """(chunk index, examples, first example index) -> (chunk index,
+  converted features)."""
+  index, examples, first_index = chunk
+  converted = writer.convert_chunk(encoder, first_index, examples)
+  pipeline.counter("examples").inc(len(examples))
+  pipeline.counter("features").inc(len(converted))
+  return index, converted
 
 
 class _WriteShard:
@@ -69,7 +63,7 @@ def write_squad_features_beam(examples, encoder_args, output_file,
   import apache_beam as beam  # pylint: disable=g-import-not-at-top
   writer.new_encoder(*encoder_args)  # bad settings or vocab: fail here
   bounds = writer.chunk_bounds(examples)
-  num_shards = max(1, min(num_output_shards or 1, len(bounds)))
+  num_shards = num_shards_for(num_output_shards, len(bounds))
   records = shard_names(output_file, num_shards)
   sidecars = shard_names(features_file, num_shards) if features_file else []
   finals = records + sidecars
@@ -80,11 +74,12 @@ def write_squad_features_beam(examples, encoder_args, output_file,
 
   def graph(p):
     converted = (p | "Chunks" >> beam.Create(chunks) | beam.Reshuffle()
-                 | "Convert" >> beam.Map(_Convert(encoder_args)))
+                 | "Convert" >> beam.Map(pipeline.PerWorker(
+                     _convert, writer.new_encoder, *encoder_args)))
     counts = converted | "Count" >> beam.Map(lambda c: (c[0], len(c[1])))
     _ = (converted
          | "ToShard" >> beam.Map(
-             lambda c: (c[0] * num_shards // len(chunks), c))
+             lambda c: (shard_of(c[0], len(chunks), num_shards), c))
          | beam.GroupByKey()
          | "WriteShard" >> beam.Map(write,
                                     counts=beam.pvalue.AsList(counts)))

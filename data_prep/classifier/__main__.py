@@ -18,16 +18,15 @@ import collections
 
 from absl import flags
 
-from bert_tf.cli import bert_flags
-from bert_tf.tokenizers import tokenization
-from bert_tf.io_utils import InputError
-from bert_tf.io_utils import require_file
 from bert_tf.cli import app
+from bert_tf.cli import bert_flags
+from bert_tf.io_utils import InputError
+from bert_tf.tokenizers.loading import load_tokenizer
+from data_prep.beam import pipeline as beam_pipeline
 from data_prep.classifier import features as classifier_features
 from data_prep.classifier import flags as classifier_flags
 from data_prep.classifier import tasks as classifier_tasks
 from data_prep.classifier.processor import SPLITS
-from data_prep.beam import pipeline as beam_pipeline
 
 FLAGS = flags.FLAGS
 
@@ -48,6 +47,7 @@ def define_flags():
                        "batch size).")
   flags.DEFINE_string("output_file", None, "Output TFRecord file.")
   bert_flags.define_tokenizer_flags()
+  bert_flags.define_spm_model_file()
   bert_flags.define_max_seq_length(128)
   classifier_flags.define_task_flags()
   beam_pipeline.define_runner_flags(
@@ -64,10 +64,11 @@ def main(argv):
     raise InputError("--data_dir (or --input_file) is required")
   if not FLAGS.output_file:
     raise InputError("--output_file is required")
-  require_file(FLAGS.vocab_file, "vocab_file")
+  tokenizer_args = (FLAGS.vocab_file, FLAGS.do_lower_case,
+                    FLAGS.spm_model_file)
+  tokenizer = load_tokenizer(*tokenizer_args)
   processor = classifier_flags.processor_from_flags(FLAGS)
   examples = processor.get_examples(FLAGS.split, FLAGS.input_file)
-  tokenizer = tokenization.FullTokenizer(FLAGS.vocab_file, FLAGS.do_lower_case)
   if FLAGS.runner:
     # pylint: disable-next=g-import-not-at-top
     from data_prep.beam.classifier import write_records_beam
@@ -75,8 +76,7 @@ def main(argv):
         examples, FLAGS.pad_to_multiple_of or None)
     outputs = write_records_beam(
         padded, (processor.get_labels(), FLAGS.max_seq_length,
-                 FLAGS.vocab_file, FLAGS.do_lower_case,
-                 processor.is_multi_label),
+                 tokenizer_args, processor.is_multi_label),
         FLAGS.output_file, FLAGS.num_output_shards, FLAGS.runner, beam_args)
     written = len(padded)
   else:

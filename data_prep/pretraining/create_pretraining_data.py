@@ -25,15 +25,14 @@ import time
 
 from absl import flags, logging
 
+from bert_tf.cli import app
 from bert_tf.cli import bert_flags
 from bert_tf.io_utils import InputError
-from bert_tf.cli import app
-from bert_tf.cli import flag_ranges
+from bert_tf.tokenizers.loading import load_tokenizer
 from data_prep.beam import pipeline as beam_pipeline
 from data_prep.common.outputs import remove
 from data_prep.pretraining.documents import (Shard, expand_input_files,
-                                             load_tokenizer, plan_shards,
-                                             read_documents)
+                                             plan_shards, read_documents)
 from data_prep.pretraining.instances import InstanceOptions
 from data_prep.pretraining.records import make_records, write_round_robin
 from data_prep.pretraining.shards import write_shards
@@ -65,8 +64,9 @@ def define_flags():
       "maximum length.")
   flags.DEFINE_string(
       "spm_model_file", None,
-      "Optional SentencePiece model; replaces --vocab_file. (Whole-word "
-      "masking relies on '##' pieces, so it does nothing with SentencePiece.)")
+      "Optional SentencePiece model; replaces --vocab_file. Its vocabulary "
+      "must hold [CLS], [SEP] and [MASK]. (Whole-word masking relies on '##' "
+      "pieces, so it does nothing with SentencePiece.)")
   flags.DEFINE_integer(
       "num_workers", 0,
       "0: the original single-stream algorithm (identical output). N >= 1: "
@@ -163,8 +163,9 @@ def main(argv):
   _check_flags()
   start = time.time()
   input_files = expand_input_files(FLAGS.input_file)
+  # `load_tokenizer`'s arguments; masking needs [MASK] in the vocabulary.
   tokenizer_args = (FLAGS.vocab_file, FLAGS.do_lower_case,
-                    FLAGS.spm_model_file)
+                    FLAGS.spm_model_file, ("[CLS]", "[SEP]", "[MASK]"))
   if FLAGS.runner:
     stats, output_files = _run_beam(input_files, tokenizer_args, beam_args)
   elif FLAGS.num_workers:

@@ -29,9 +29,10 @@ import sys
 
 from tqdm import tqdm
 
+from bert_tf.tokenizers.loading import load_tokenizer
 from data_prep.common.outputs import (die_with_parent, publish, remove,
                                      shard_names, temp_name)
-from data_prep.pretraining.documents import load_tokenizer, read_documents
+from data_prep.pretraining.documents import read_documents
 from data_prep.pretraining.records import (RecordStats, make_records,
                                            write_round_robin)
 

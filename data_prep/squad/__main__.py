@@ -16,13 +16,16 @@ import time
 
 from absl import flags
 
-from bert_tf.cli import bert_flags
-from bert_tf.io_utils import InputError, require_file
 from bert_tf.cli import app
+from bert_tf.cli import bert_flags
+from bert_tf.io_utils import InputError
+from bert_tf.io_utils import require_file
+from bert_tf.tokenizers.loading import load_tokenizer
+from data_prep.beam import pipeline as beam_pipeline
 from data_prep.squad import flags as squad_flags
 from data_prep.squad.example import load_squad_examples
-from data_prep.squad.writer import encoder_settings, write_squad_features
-from data_prep.beam import pipeline as beam_pipeline
+from data_prep.squad.writer import encoder_settings
+from data_prep.squad.writer import write_squad_features
 
 FLAGS = flags.FLAGS
 
@@ -46,6 +49,7 @@ def define_flags():
       "num_workers", 1,
       "Processes converting examples; the output is identical for any value.")
   bert_flags.define_tokenizer_flags()
+  bert_flags.define_spm_model_file()
   bert_flags.define_max_seq_length(384)
   squad_flags.define_feature_flags()
   beam_pipeline.define_runner_flags(
@@ -57,7 +61,8 @@ def define_flags():
 def main(argv):
   beam_args = beam_pipeline.check_beam_args(argv)
   require_file(FLAGS.input_file, "input_file")
-  require_file(FLAGS.vocab_file, "vocab_file")
+  # A bad vocabulary fails before the examples are read.
+  load_tokenizer(FLAGS.vocab_file, FLAGS.do_lower_case, FLAGS.spm_model_file)
   if not FLAGS.output_file:
     raise InputError("--output_file is required")
   if FLAGS.num_workers < 1:
@@ -77,7 +82,7 @@ def main(argv):
         examples, encoder_settings(
             FLAGS.vocab_file, FLAGS.do_lower_case, FLAGS.max_seq_length,
             FLAGS.doc_stride, FLAGS.max_query_length, FLAGS.is_training,
-            bool(features_file)),
+            bool(features_file), FLAGS.spm_model_file),
         FLAGS.output_file, features_file, FLAGS.num_output_shards,
         FLAGS.runner, beam_args)
   else:
@@ -86,7 +91,8 @@ def main(argv):
         examples, FLAGS.vocab_file, FLAGS.do_lower_case, FLAGS.output_file,
         features_file, FLAGS.max_seq_length, FLAGS.doc_stride,
         FLAGS.max_query_length, FLAGS.is_training,
-        num_workers=FLAGS.num_workers, progress=True)
+        num_workers=FLAGS.num_workers, progress=True,
+        spm_model_file=FLAGS.spm_model_file)
   seconds = max(time.time() - start, 1e-9)
   print("examples: %d, features: %d, skipped answers: %d, throughput: %.0f "
         "examples/s (%.0f features/s), wrote %s" %

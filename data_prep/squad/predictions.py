@@ -20,10 +20,10 @@ import os
 
 from absl import flags, logging
 
-from bert_tf.cli import bert_flags
-from bert_tf.tokenizers import tokenization
-from bert_tf.io_utils import InputError, atomic_output, require_file
 from bert_tf.cli import app
+from bert_tf.cli import bert_flags
+from bert_tf.io_utils import InputError, atomic_output, require_file
+from bert_tf.tokenizers.loading import load_tokenizer
 from data_prep.squad import evaluation as squad_evaluation
 from data_prep.squad import flags as squad_flags
 from data_prep.squad import postprocess as squad_postprocess
@@ -43,6 +43,7 @@ def define_flags():
       "use_best_threshold", False,
       "v2 with answers: re-threshold with the evaluation's best_f1_thresh.")
   bert_flags.define_tokenizer_flags()
+  bert_flags.define_spm_model_file()
   bert_flags.define_max_seq_length(384)
   squad_flags.define_feature_flags()
   squad_flags.define_prediction_flags()
@@ -57,15 +58,16 @@ def _evaluate(dataset, predictions):
 
 
 def main(_):
-  for name in ("predict_file", "raw_results_file", "vocab_file"):
+  for name in ("predict_file", "raw_results_file"):
     require_file(getattr(FLAGS, name), name)
+  tokenizer = load_tokenizer(FLAGS.vocab_file, FLAGS.do_lower_case,
+                             FLAGS.spm_model_file)
   if not FLAGS.output_dir:
     raise InputError("--output_dir is required")
   if FLAGS.use_best_threshold and not FLAGS.version_2_with_negative:
     raise InputError("--use_best_threshold needs --version_2_with_negative")
   examples = read_squad_examples(FLAGS.predict_file, False,
                                  FLAGS.version_2_with_negative)
-  tokenizer = tokenization.FullTokenizer(FLAGS.vocab_file, FLAGS.do_lower_case)
   features = []
   convert_examples_to_features(examples, tokenizer, FLAGS.max_seq_length,
                                FLAGS.doc_stride, FLAGS.max_query_length, False,
@@ -79,7 +81,7 @@ def main(_):
   predictions = squad_postprocess.compute_predictions(
       examples, features, results, FLAGS.n_best_size, FLAGS.max_answer_length,
       FLAGS.do_lower_case, FLAGS.version_2_with_negative,
-      FLAGS.null_score_diff_threshold)
+      FLAGS.null_score_diff_threshold, bool(FLAGS.spm_model_file))
   dataset = load_squad_json(FLAGS.predict_file)
   metrics = None
   if squad_evaluation.is_scorable(dataset,
