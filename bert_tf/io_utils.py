@@ -24,12 +24,15 @@ def _temp_path(path):
   return "%s.tmp-%s" % (path, uuid.uuid4().hex[:8])
 
 
-def _gfile():
+def gfile():
+  """`tf.io.gfile`, imported on first use: local paths never load
+  TensorFlow (the data_prep jobs stay TensorFlow-free)."""
   import tensorflow as tf  # pylint: disable=g-import-not-at-top
   return tf.io.gfile
 
 
-def _is_remote(path):
+def is_remote(path):
+  """True for a URL-like path (gs://, hdfs://, ...) that needs `gfile()`."""
   return "://" in path
 
 
@@ -38,15 +41,15 @@ def atomic_output(path, mode="w", encoding="utf-8"):
   """Yields a file object for a temp file renamed to `path` on success."""
   tmp = _temp_path(path)
   parent = os.path.dirname(path)
-  if _is_remote(path):
-    gfile = _gfile()
+  if is_remote(path):
+    fs = gfile()
     try:
-      with gfile.GFile(tmp, mode) as f:
+      with fs.GFile(tmp, mode) as f:
         yield f
-      gfile.rename(tmp, path, overwrite=True)
+      fs.rename(tmp, path, overwrite=True)
     except BaseException:
-      if gfile.exists(tmp):
-        gfile.remove(tmp)
+      if fs.exists(tmp):
+        fs.remove(tmp)
       raise
     return
   if parent:
@@ -72,8 +75,8 @@ def require_file(path, flag_name):
   """Raises InputError unless `path` names a readable file."""
   if not path:
     raise InputError("--%s is required" % flag_name)
-  if not os.path.isfile(path) and not (_is_remote(path) and
-                                       _gfile().exists(path)):
+  if not os.path.isfile(path) and not (is_remote(path) and
+                                       gfile().exists(path)):
     raise InputError("--%s=%s: no such file" % (flag_name, path))
 
 
@@ -160,8 +163,8 @@ def make_output_dir(path):
   (flock on `LOCK_FILE`) dies with its process, kill -9 included. Remote
   paths (gs://...) are only created: they have no such lock.
   """
-  if _is_remote(path):
-    _gfile().makedirs(path)
+  if is_remote(path):
+    gfile().makedirs(path)
     return
   os.makedirs(path, exist_ok=True)
   if os.path.realpath(path) in _held_locks:

@@ -19,6 +19,9 @@ import glob
 import os
 import signal
 
+from bert_tf.io_utils import gfile
+from bert_tf.io_utils import is_remote
+
 _PR_SET_PDEATHSIG = 1
 
 
@@ -32,28 +35,19 @@ def temp_name(path):
   return path + ".tmp-shard"
 
 
-def _is_remote(path):
-  return "://" in path
-
-
-def _gfile():
-  import tensorflow as tf  # pylint: disable=g-import-not-at-top
-  return tf.io.gfile
-
-
 def _shards_of(output_file):
   pattern = output_file + "-?????-of-?????"
-  if _is_remote(output_file):
-    return _gfile().glob(pattern)
+  if is_remote(output_file):
+    return gfile().glob(pattern)
   return glob.glob(glob.escape(output_file) + "-?????-of-?????")
 
 
 def remove(paths):
   """Removes those of `paths` that exist."""
   for path in paths:
-    if _is_remote(path):
-      if _gfile().exists(path):
-        _gfile().remove(path)
+    if is_remote(path):
+      if gfile().exists(path):
+        gfile().remove(path)
     elif os.path.exists(path):
       os.remove(path)
 
@@ -64,8 +58,8 @@ def publish(temps, finals, *output_files):
   remove(sorted(set(p for f in output_files for p in _shards_of(f)) -
                 set(temps)))
   for temp, final in zip(temps, finals, strict=True):
-    if _is_remote(final):
-      _gfile().rename(temp, final, overwrite=True)
+    if is_remote(final):
+      gfile().rename(temp, final, overwrite=True)
     else:
       os.replace(temp, final)
 

@@ -20,8 +20,9 @@ import os
 from tqdm import tqdm
 
 from bert_tf.io_utils import decode_text
+from bert_tf.io_utils import gfile
 from bert_tf.io_utils import InputError
-from bert_tf.tokenizers import loading
+from bert_tf.io_utils import is_remote
 from bert_tf.tokenizers.tokenization import convert_to_unicode
 
 # Bytes [start, end) of one input file; end None = to the end of the file.
@@ -29,29 +30,13 @@ Shard = collections.namedtuple("Shard", ["path", "start", "end"],
                                defaults=[0, None])
 
 
-def _is_remote(path):
-  return "://" in path
-
-
-def _gfile():
-  import tensorflow as tf  # pylint: disable=g-import-not-at-top
-  return tf.io.gfile
-
-
 def _open_binary(path):
-  return _gfile().GFile(path, "rb") if _is_remote(path) else open(path, "rb")
+  return gfile().GFile(path, "rb") if is_remote(path) else open(path, "rb")
 
 
 def _file_size(path):
-  return _gfile().stat(path).length if _is_remote(path) else os.path.getsize(
+  return gfile().stat(path).length if is_remote(path) else os.path.getsize(
       path)
-
-
-def load_tokenizer(vocab_file, do_lower_case, spm_model_file=None):
-  """FullTokenizer on `vocab_file`, or SentencePiece when a model is given;
-  the vocabulary must have [CLS], [SEP] and [MASK]."""
-  return loading.load_tokenizer(vocab_file, do_lower_case, spm_model_file,
-                                ("[CLS]", "[SEP]", "[MASK]"))
 
 
 def expand_input_files(input_file):
@@ -61,7 +46,7 @@ def expand_input_files(input_file):
   """
   files = []
   for pattern in input_file.split(","):
-    matches = (_gfile().glob(pattern) if _is_remote(pattern) else
+    matches = (gfile().glob(pattern) if is_remote(pattern) else
                [p for p in glob.glob(pattern) if os.path.isfile(p)])
     if not matches:
       raise InputError("--input_file: no file matches %r" % pattern)
