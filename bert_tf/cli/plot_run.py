@@ -16,7 +16,6 @@ the training loss, a smoothed line over a noisy training curve. A run with
 
 import collections
 import glob
-import json
 import math
 import os
 
@@ -27,15 +26,14 @@ import numpy as np
 from scipy import signal
 import tensorflow as tf
 
+from bert_tf.cli import app
 from bert_tf.io_utils import atomic_output
 from bert_tf.io_utils import InputError
-from bert_tf.cli import app
+from bert_tf.training import run_files
 
 FLAGS = flags.FLAGS
 
-EVAL_HISTORY = "eval_history.jsonl"
 DEFAULT_OUTPUT = "training_plot.png"
-BEST_JSON = os.path.join("best", "best.json")
 # Same curve as examples_per_sec, scaled by the batch size.
 _HIDDEN_TAGS = ("steps_per_sec",)
 
@@ -97,24 +95,12 @@ def read_train_scalars(output_dir):
 def read_eval_history(path):
   """{metric: (steps, values)} from an eval_history.jsonl file."""
   points = collections.defaultdict(dict)
-  with open(path, encoding="utf-8") as f:
-    for line_number, line in enumerate(f, 1):
-      if not line.strip():
-        continue
-      try:
-        record = json.loads(line)
-      except ValueError as e:
-        raise InputError("%s line %d: not JSON (%s)" %
-                         (path, line_number, e)) from e
-      step = record.get("global_step") if isinstance(record, dict) else None
-      if not isinstance(step, int) or isinstance(step, bool):
-        raise InputError("%s line %d: no integer global_step" %
-                         (path, line_number))
-      for key, value in record.items():
-        # Numbers only: a record may also name e.g. its checkpoint.
-        if (key != "global_step" and isinstance(value, (int, float)) and
-            not isinstance(value, bool)):
-          points[key][step] = float(value)
+  for record in run_files.read_history(path):
+    for key, value in record.items():
+      # Numbers only: a record may also name e.g. its checkpoint.
+      if (key != "global_step" and isinstance(value, (int, float)) and
+          not isinstance(value, bool)):
+        points[key][record["global_step"]] = float(value)
   return _series(points)
 
 
@@ -122,28 +108,15 @@ def read_run(output_dir):
   """The run's training scalars and eval metrics, as a RunData."""
   if not os.path.isdir(output_dir):
     raise InputError("--output_dir=%s: no such folder" % output_dir)
-  history = os.path.join(output_dir, EVAL_HISTORY)
-  run = RunData(read_train_scalars(output_dir),
-                read_eval_history(history) if os.path.isfile(history) else {},
-                _read_best(os.path.join(output_dir, BEST_JSON)))
+  run = RunData(
+      read_train_scalars(output_dir),
+      read_eval_history(os.path.join(output_dir, run_files.HISTORY_FILE)),
+      run_files.read_best(os.path.join(output_dir, run_files.BEST_DIR)))
   if not run.train and not run.eval:
     raise InputError("%s: no scalars in TensorBoard event files "
                      "(events.out.tfevents.*) and no %s" %
-                     (output_dir, EVAL_HISTORY))
+                     (output_dir, run_files.HISTORY_FILE))
   return run
-
-
-def _read_best(path):
-  """best/best.json as a dict, or None without one."""
-  if not os.path.isfile(path):
-    return None
-  try:
-    with open(path, encoding="utf-8") as f:
-      best = json.load(f)
-    int(best["global_step"]), float(best["value"]), str(best["metric"])
-  except (ValueError, KeyError, TypeError) as e:
-    raise InputError("%s: not a best-checkpoint record (%s)" % (path, e)) from e
-  return best
 
 
 def smooth(values, weight=None):

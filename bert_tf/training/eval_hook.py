@@ -19,10 +19,11 @@ and
     improvement and writes output_dir/early_stopping.json, so re-running the
     same command does not train again (delete the file to go on).
 
-On resume the state comes back from the files: history entries after the
-restored step (a lost stretch of the run) are dropped, and an evaluation a
-kill interrupted is run again at its step (the trainer saved the checkpoint
-first). Only the chief writes; every worker evaluates and decides alike.
+The names and readers of these files are in `run_files`. On resume the
+state comes back from the files: history entries after the restored step (a
+lost stretch of the run) are dropped, and an evaluation a kill interrupted is
+run again at its step (the trainer saved the checkpoint first). Only the
+chief writes; every worker evaluates and decides alike.
 
 Example:
     hook = EvalHook(lambda trainer: {"eval_accuracy": 0.8}, "out", 100,
@@ -39,15 +40,17 @@ from absl import logging
 import numpy as np
 import tensorflow as tf
 
-from bert_tf.io_utils import atomic_output
 from bert_tf.io_utils import InputError
+from bert_tf.training import run_files
+from bert_tf.training.run_files import BEST_CHECKPOINT
+from bert_tf.training.run_files import BEST_CONFIG
+from bert_tf.training.run_files import BEST_DIR
+from bert_tf.training.run_files import BEST_FILE
+from bert_tf.training.run_files import EVAL_DIR
+from bert_tf.training.run_files import HISTORY_FILE
+from bert_tf.training.run_files import STOP_FILE
 from bert_tf.training.trainer import write_scalars
 
-HISTORY_FILE = "eval_history.jsonl"
-BEST_DIR = "best"
-BEST_FILE = "best.json"
-STOP_FILE = "early_stopping.json"
-BEST_CHECKPOINT = "bert_model.ckpt"
 MODES = ("max", "min")
 
 
@@ -60,33 +63,6 @@ def _plain(value):
   if isinstance(value, (float, np.floating)):
     return float(value)
   return value
-
-
-def read_json_lines(path):
-  """The objects of a JSON-lines file; [] if it does not exist."""
-  if not tf.io.gfile.exists(path):
-    return []
-  with tf.io.gfile.GFile(path, "r") as f:
-    lines = f.read().splitlines()
-  try:
-    return [json.loads(line) for line in lines if line.strip()]
-  except ValueError as e:
-    raise InputError("%s: not JSON lines (%s)" % (path, e)) from e
-
-
-def _read_json(path):
-  if not tf.io.gfile.exists(path):
-    return None
-  with tf.io.gfile.GFile(path, "r") as f:
-    return json.loads(f.read())
-
-
-def _write_json(path, obj, lines=False):
-  with atomic_output(path) as f:
-    if lines:
-      f.writelines(json.dumps(o) + "\n" for o in obj)
-    else:
-      f.write(json.dumps(obj, indent=2) + "\n")
 
 
 class EvalHook:
@@ -154,20 +130,20 @@ class EvalHook:
       for leftover in (tmp, old):
         if tf.io.gfile.exists(leftover):
           tf.io.gfile.rmtree(leftover)
-    history = read_json_lines(self._path(HISTORY_FILE))
+    history = run_files.read_history(self._path(HISTORY_FILE))
     self.history = [h for h in history if h["global_step"] <= step]
     if len(self.history) < len(history):
       logging.info("Dropping %d evaluations after step %d from %s",
                    len(history) - len(self.history), step, HISTORY_FILE)
       if is_chief:
-        _write_json(self._path(HISTORY_FILE), self.history, lines=True)
+        run_files.write_history(self._path(HISTORY_FILE), self.history)
     self.best = None
     if self.best_metric:
-      best_json = _read_json(os.path.join(best, BEST_FILE))
+      best_json = run_files.read_best(best)
       if best_json and (best_json["metric"], best_json["mode"]) == (
           self.best_metric, self.best_mode):
         self.best = best_json
-    self.stopped = _read_json(self._path(STOP_FILE))
+    self.stopped = run_files.read_json(self._path(STOP_FILE))
 
   def is_due(self, step, num_steps):
     """True when `step` is an evaluation point."""
@@ -220,14 +196,14 @@ class EvalHook:
                    step)
     self.history.append(record)
     if self._chief:
-      _write_json(self._path(HISTORY_FILE), self.history, lines=True)
+      run_files.write_history(self._path(HISTORY_FILE), self.history)
       self._write_summaries(step, metrics)
     if (self.patience is not None and
         self._evals_since_best() >= self.patience):
       self.stopped = {"global_step": int(step), "patience": self.patience,
                       "best": self.best}
       if self._chief:
-        _write_json(self._path(STOP_FILE), self.stopped)
+        run_files.write_json(self._path(STOP_FILE), self.stopped)
       logging.info("Early stopping at step %d: %d evaluations without a "
                    "better %s", step, self.patience, self.best_metric)
     return bool(self.stopped)
@@ -242,8 +218,8 @@ class EvalHook:
     self.save_fn(os.path.join(tmp, BEST_CHECKPOINT), model,
                  self.best["global_step"])
     if self.config_file:
-      tf.io.gfile.copy(self.config_file, os.path.join(tmp, "bert_config.json"))
-    _write_json(os.path.join(tmp, BEST_FILE), self.best)
+      tf.io.gfile.copy(self.config_file, os.path.join(tmp, BEST_CONFIG))
+    run_files.write_json(os.path.join(tmp, BEST_FILE), self.best)
     if tf.io.gfile.exists(best):
       tf.io.gfile.rename(best, old)
     tf.io.gfile.rename(tmp, best)
@@ -252,7 +228,7 @@ class EvalHook:
 
   def _write_summaries(self, step, metrics):
     if self._writer is None:
-      self._writer = tf.summary.create_file_writer(self._path("eval"))
+      self._writer = tf.summary.create_file_writer(self._path(EVAL_DIR))
     numbers = {k: v for k, v in metrics.items()
                if isinstance(v, (int, float)) and not isinstance(v, bool)}
     with self._writer.as_default():

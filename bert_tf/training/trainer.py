@@ -53,6 +53,7 @@ from bert_tf.training import checkpointing
 from bert_tf.training import inference
 from bert_tf.training import distribution
 from bert_tf.training import input_pipeline
+from bert_tf.training import run_files
 from bert_tf.io_utils import InputError
 
 # TensorBoard's scalar plugin tag, written with the core op so that the
@@ -268,7 +269,7 @@ class Trainer:
         self._evaluate_with(eval_hook)
       if eval_hook.stopped:
         logging.info("Stopped early at step %d (%s); not training.",
-                     eval_hook.stopped["global_step"], "early_stopping.json")
+                     eval_hook.stopped["global_step"], run_files.STOP_FILE)
         return []
     if step >= num_steps:
       logging.info("Already trained to step %d (num_steps=%d); not training.",

@@ -39,7 +39,7 @@ def _write_run(folder, evals=_EVALS):
         tf.summary.write(name, tf.constant(value, tf.float32), step=step)
   writer.close()
   if evals is not None:
-    (folder / plot_run.EVAL_HISTORY).write_text(
+    (folder / "eval_history.jsonl").write_text(
         "".join(json.dumps(e) + "\n" for e in evals))
 
 
@@ -133,7 +133,7 @@ def test_default_output_file(tmp_path):
     ('{"global_step": 1}\n{"global_step": 2,\n', "line 2: not JSON"),
 ])
 def test_bad_eval_history_names_file_and_line(tmp_path, content, message):
-  path = tmp_path / plot_run.EVAL_HISTORY
+  path = tmp_path / "eval_history.jsonl"
   path.write_text(content)
   with pytest.raises(InputError, match="eval_history.jsonl " + message):
     plot_run.read_run(str(tmp_path))
@@ -160,7 +160,7 @@ def test_best_checkpoint_is_read_and_the_duplicate_eval_loss_hidden(tmp_path):
   (tmp_path / "best").mkdir()
   best = {"metric": "eval_accuracy", "mode": "max", "value": 0.8125,
           "global_step": 300}
-  (tmp_path / plot_run.BEST_JSON).write_text(json.dumps(best))
+  (tmp_path / "best" / "best.json").write_text(json.dumps(best))
   run = plot_run.read_run(str(tmp_path))
   assert run.best == best
   assert run.eval["loss"] == run.eval["eval_loss"]
@@ -171,6 +171,6 @@ def test_best_checkpoint_is_read_and_the_duplicate_eval_loss_hidden(tmp_path):
   path = tmp_path / "x.png"
   plot_run.plot_run(run, str(path), "with best")
   assert _png_size(path)[0] > 0
-  (tmp_path / plot_run.BEST_JSON).write_text('{"metric": "eval_f1"}')
+  (tmp_path / "best" / "best.json").write_text('{"metric": "eval_f1"}')
   with pytest.raises(InputError, match="best.json: not a best-checkpoint"):
     plot_run.read_run(str(tmp_path))
