@@ -91,10 +91,15 @@ RANGES = {
     "num_output_shards": _POSITIVE,
     "shard_size_mb": _POSITIVE,
     "retries": _NON_NEGATIVE,
+    "timeout": _Range(0, low_open=True),  # seconds
+    "deadline": _Range(0, low_open=True),
     # Data generation.
     "dupe_factor": _POSITIVE,
     "masked_lm_prob": _PROBABILITY,
     "short_seq_prob": _PROBABILITY,
+    # Vocabulary learning (data_prep.learn_vocab).
+    "vocab_size": _POSITIVE,
+    "num_unused_tokens": _Range(99),  # [UNK]..[MASK] keep ids 100..103
     # TSV columns (0-based).
     "text_a_column": _NON_NEGATIVE,
     "text_b_column": _NON_NEGATIVE,
@@ -126,20 +131,72 @@ def _paths(value):
       yield from glob.glob(part) or [part]
 
 
+# Flags naming a model a program reads as a whole: a folder (SavedModel,
+# run folder, HF folder) or a checkpoint prefix. (An existing --export_dir
+# is bert_tf.predict's model; export_saved_model refuses one that exists.)
+INPUT_MODEL_FLAGS = ("export_dir", "init_checkpoint", "checkpoint", "input",
+                     "model_dir")
+
+
+def _is_within(path, folder):
+  path, folder = os.path.realpath(path), os.path.realpath(folder)
+  return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def _model_inputs(flag_values):
+  """[(flag, folder read whole or None, files read)] of the model flags
+  naming something that exists."""
+  models = []
+  for name in INPUT_MODEL_FLAGS:
+    value = name in flag_values and flag_values[name].value
+    if not value or "://" in value:
+      continue
+    if os.path.isdir(value):
+      models.append((name, value, []))
+    elif glob.glob(glob.escape(value) + ".*"):  # a checkpoint prefix
+      state = os.path.join(os.path.dirname(value), "checkpoint")
+      models.append((name, None, glob.glob(glob.escape(value) + ".*") +
+                     [state] * os.path.isfile(state)))
+  return models
+
+
 def check_outputs_are_not_inputs(flag_values):
-  """InputError if an output file flag names one of the input files."""
+  """InputError if an output names something the program reads: an input
+  file, a file of a checkpoint it loads, a path inside a model folder it
+  loads (`predict --output_file=<export_dir>/saved_model.pb` replaced the
+  model), or (as --output_dir) the folder of a model it converts."""
   inputs = {}
   for name in INPUT_FILE_FLAGS:
     if name in flag_values and flag_values[name].value:
       for path in _paths(flag_values[name].value):
-        inputs.setdefault(_file_key(path), name)
+        inputs.setdefault(_file_key(path), "--%s" % name)
+  models = _model_inputs(flag_values)
+  for name, folder, files in models:
+    for path in files:
+      inputs.setdefault(_file_key(path), "a file of --%s" % name)
   for name in OUTPUT_FILE_FLAGS:
     if name in flag_values and flag_values[name].value:
       for path in _paths(flag_values[name].value):
         if _file_key(path) in inputs:
           raise InputError(
-              "--%s=%s is the same file as --%s: refusing to overwrite an "
+              "--%s=%s is the same file as %s: refusing to overwrite an "
               "input" % (name, path, inputs[_file_key(path)]))
+        for model, folder, _ in models:
+          if folder and _is_within(path, folder):
+            raise InputError(
+                "--%s=%s is inside --%s=%s, which this command reads: "
+                "refusing to write into an input" % (name, path, model,
+                                                     folder))
+  output_dir = "output_dir" in flag_values and flag_values["output_dir"].value
+  if output_dir and "input" in flag_values:
+    for model, folder, files in models:
+      source = folder or os.path.dirname(files[0])
+      if model == "input" and (os.path.realpath(output_dir) ==
+                               os.path.realpath(source)):
+        raise InputError(
+            "--output_dir=%s is the folder of --input=%s: refusing to write "
+            "over the model being converted" % (output_dir,
+                                                flag_values["input"].value))
 
 
 OUTPUT_DIR_FLAGS = ("output_dir", "export_dir")
