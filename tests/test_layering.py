@@ -5,23 +5,25 @@ never imports data_prep, and text -> features code needs no TensorFlow.
 Inside the library each layer imports only the layers below it:
 
     io_utils <- tokenizers, records <- checkpoints <- modeling <- training
-             <- tasks <- cli <- scripts (run_*.py)
+             <- tasks <- export <- cli <- scripts (run_*.py)
 
-Imports are read from the source (every `import` / `from` node, function-
-local ones included), so a lazy import does not hide a dependency.
+Every module of bert_tf/ and data_prep/ belongs to a layer or is one of the
+listed facades (an unknown module fails, it is not skipped), and no two
+modules import each other, directly or around a circle. Imports are read
+from the source (every `import` / `from` node, function-local ones included),
+so a lazy import does not hide a dependency.
 """
 
 import ast
 import subprocess
 import sys
 
-import pytest
-
 from tests.conftest import REPO
 
 # Layer -> the bert_tf / data_prep packages its modules may import (besides
 # itself). `bert_tf.modeling.bert_config` is configuration, not model code.
-_ALLOWED = {
+_LAYERS = {
+    "bert_tf.io_utils": set(),
     "bert_tf.tokenizers": {"bert_tf.io_utils"},
     "bert_tf.records": {"bert_tf.io_utils"},
     "bert_tf.checkpoints": {"bert_tf.io_utils", "bert_tf.modeling.bert_config"},
@@ -30,46 +32,84 @@ _ALLOWED = {
     "bert_tf.tasks": {"bert_tf.io_utils", "bert_tf.records", "bert_tf.tokenizers",
                       "bert_tf.checkpoints", "bert_tf.modeling",
                       "bert_tf.training"},
+    # SavedModels: a task's model plus in-graph tokenization; no flags.
+    "bert_tf.export": {"bert_tf.io_utils", "bert_tf.records",
+                       "bert_tf.tokenizers", "bert_tf.checkpoints",
+                       "bert_tf.modeling", "bert_tf.tasks"},
     "bert_tf.cli": {"bert_tf"},
-    # Pure data: tokenizers, record bytes and flag helpers only.
+    # Pure data: tokenizers, record bytes, the flag helpers and the runner.
     "data_prep": {"bert_tf.io_utils", "bert_tf.records", "bert_tf.tokenizers",
-                  "bert_tf.tokenization", "bert_tf.cli.bert_flags",
+                  "bert_tf.cli.app", "bert_tf.cli.bert_flags",
                   "bert_tf.cli.flag_ranges"},
 }
 
-# Modules that turn text into features (or read them back) without TF.
-_TENSORFLOW_FREE = (
-    "data_prep.common.sequence_pairs",
-    "data_prep.extract_features.examples",
-    "data_prep.pretraining.instances",
-    "data_prep.pretraining.records",
-    "data_prep.squad.example",
-    "data_prep.squad.features",
-    "data_prep.squad.records",
-    "data_prep.squad.writer",
-    "data_prep.squad.postprocess",
-    "data_prep.squad.evaluation",
-    "data_prep.classifier.processor",
-    "data_prep.classifier.features",
+# The original's module names and the `python -m bert_tf.<command>` shims:
+# each forwards to one layer (matched exactly, not as a package).
+_FACADES = {
+    "bert_tf": {"bert_tf"},  # the curated API, resolved lazily
+    "bert_tf.tokenization": {"bert_tf.tokenizers"},
+    "bert_tf.optimization": {"bert_tf.training"},
+    "bert_tf.convert_checkpoint": {"bert_tf.cli"},
+    "bert_tf.export_checkpoint": {"bert_tf.cli"},
+    "bert_tf.export_saved_model": {"bert_tf.cli"},
+    "bert_tf.fetch_model": {"bert_tf.cli"},
+    "bert_tf.plot_run": {"bert_tf.cli"},
+    "bert_tf.predict": {"bert_tf.cli"},
+}
+
+# Library modules that must import without TensorFlow, besides every data_prep
+# module outside beam/ that is not a command (`__main__`).
+_LIBRARY_TENSORFLOW_FREE = (
+    "bert_tf",
+    "bert_tf.io_utils",
     "bert_tf.tokenizers.tokenization",
+    "bert_tf.tokenizers.loading",
     "bert_tf.records.example_bytes",
     "bert_tf.records.schema",
     "bert_tf.records.task_schemas",
     "bert_tf.records.tfrecord_file",
     "bert_tf.modeling.bert_config",
-    "bert_tf",
 )
 
+# data_prep modules that need TensorFlow, and why.
+_TENSORFLOW_EXCEPTIONS = {
+    "data_prep.learn_vocab.wordpiece":
+        "tensorflow-text's WordPiece learner loads TensorFlow on import",
+}
 
-def _module_name(path):
-  parts = list(path.relative_to(REPO).with_suffix("").parts)
-  if parts[-1] == "__init__":
-    parts.pop()
-  return ".".join(parts)
+# Imports each module with TensorFlow (and Keras) blocked; prints those
+# whose import needed it.
+_IMPORT_WITHOUT_TENSORFLOW = """
+import importlib, sys
+class Block:
+  def find_spec(self, name, path=None, target=None):
+    if name.split(".")[0] in ("tensorflow", "keras", "tf_keras"):
+      raise ImportError("blocked: " + name)
+sys.meta_path.insert(0, Block())
+for module in sys.argv[1:]:
+  try:
+    importlib.import_module(module)
+  except ImportError as e:
+    if "blocked: " in str(e):
+      print(module, str(e).split("blocked: ")[1])
+"""
+
+
+def _modules(repo):
+  """{module name: path} of every bert_tf / data_prep source file."""
+  modules = {}
+  for root in ("bert_tf", "data_prep"):
+    for path in sorted((repo / root).rglob("*.py")):
+      parts = list(path.relative_to(repo).with_suffix("").parts)
+      if parts[-1] == "__init__":
+        parts.pop()
+      modules[".".join(parts)] = path
+  return modules
 
 
 def _imports(path):
-  """Every bert_tf / data_prep module `path` imports."""
+  """Every bert_tf / data_prep name `path` imports (`module.attribute` for
+  `from module import attribute`)."""
   for node in ast.walk(ast.parse(path.read_text(), str(path))):
     if isinstance(node, ast.Import):
       names = [alias.name for alias in node.names]
@@ -84,50 +124,171 @@ def _within(name, package):
   return name == package or name.startswith(package + ".")
 
 
-def _layer(module):
-  matches = [layer for layer in _ALLOWED if _within(module, layer)]
-  return max(matches, key=len) if matches else None
+def _rules(module):
+  """(layer or facade, the packages it may import), or (None, None)."""
+  if module in _FACADES:
+    return module, _FACADES[module]
+  matches = [layer for layer in _LAYERS if _within(module, layer)]
+  if not matches:
+    return None, None
+  layer = max(matches, key=len)
+  return layer, _LAYERS[layer]
 
 
-def _violations():
-  for root in ("bert_tf", "data_prep"):
-    for path in sorted((REPO / root).rglob("*.py")):
-      module = _module_name(path)
-      layer = _layer(module)
-      if layer is None:  # Top-level facades and io_utils.
-        continue
-      for name in _imports(path):
-        if _within(name, layer):
-          continue
-        if not any(_within(name, allowed) for allowed in _ALLOWED[layer]):
-          yield "%s imports %s" % (module, name)
+def _violations(repo=REPO):
+  for module, path in _modules(repo).items():
+    layer, allowed = _rules(module)
+    if layer is None:
+      yield "%s matches no layer" % module
+      continue
+    for name in _imports(path):
+      if not _within(name, layer) and not any(
+          _within(name, package) for package in allowed):
+        yield "%s imports %s" % (module, name)
 
 
-def test_every_layer_imports_only_the_layers_below_it():
+def _graph(repo):
+  """{module: the modules it imports}, `from package import name` resolved
+  to the module `package.name` when there is one. A package importing its
+  own modules (a registry's __init__ loading its entries) is its content,
+  not a dependency: that edge is left out."""
+  modules = _modules(repo)
+  graph = {}
+  for module, path in modules.items():
+    targets = set()
+    for name in _imports(path):
+      parts = name.split(".")
+      while parts and ".".join(parts) not in modules:
+        parts.pop()
+      target = ".".join(parts)
+      if target and not _within(target, module):
+        targets.add(target)
+    graph[module] = targets
+  return graph
+
+
+def _cycles(repo=REPO):
+  """The import circles: strongly connected components of more than one
+  module (Tarjan), each sorted."""
+  graph = _graph(repo)
+  index, low, stack, on_stack, found = {}, {}, [], set(), []
+
+  def visit(module):
+    index[module] = low[module] = len(index)
+    stack.append(module)
+    on_stack.add(module)
+    for target in sorted(graph[module]):
+      if target not in index:
+        visit(target)
+        low[module] = min(low[module], low[target])
+      elif target in on_stack:
+        low[module] = min(low[module], index[target])
+    if low[module] == index[module]:
+      component = []
+      while not component or component[-1] != module:
+        component.append(stack.pop())
+        on_stack.discard(component[-1])
+      if len(component) > 1:
+        found.append(sorted(component))
+
+  for module in sorted(graph):
+    if module not in index:
+      visit(module)
+  return sorted(found)
+
+
+def _tensorflow_free(repo=REPO):
+  return sorted(
+      [m for m in _modules(repo) if m.startswith("data_prep") and
+       "beam" not in m.split(".") and not m.endswith("__main__") and
+       m not in _TENSORFLOW_EXCEPTIONS] +
+      [m for m in _LIBRARY_TENSORFLOW_FREE if m in _modules(repo)])
+
+
+def _needing_tensorflow(modules, repo=REPO):
+  result = subprocess.run(
+      [sys.executable, "-c", _IMPORT_WITHOUT_TENSORFLOW] + list(modules),
+      cwd=repo, capture_output=True, text=True, timeout=120, check=True)
+  return result.stdout.splitlines()
+
+
+def test_every_module_has_a_layer_and_imports_only_the_layers_below_it():
   assert not list(_violations())
 
 
-def test_the_rules_catch_a_wrong_import(tmp_path, monkeypatch):
-  bad = tmp_path / "bert_tf" / "checkpoints" / "bad.py"
-  bad.parent.mkdir(parents=True)
-  bad.write_text("from bert_tf.modeling.bert_encoder import BertEncoder\n")
-  (tmp_path / "data_prep").mkdir()
-  (tmp_path / "data_prep" / "x.py").write_text(
-      "def f():\n  import tensorflow\n  from bert_tf.tasks import squad\n")
-  monkeypatch.setattr(sys.modules[__name__], "REPO", tmp_path)
-  assert sorted(_violations()) == [
+def test_no_import_cycles():
+  assert not _cycles()
+
+
+def test_text_to_features_modules_are_tensorflow_free():
+  modules = _tensorflow_free()
+  assert {"data_prep.ner.features", "data_prep.multiple_choice.features",
+          "data_prep.pretraining.documents"} <= set(modules)
+  assert not _needing_tensorflow(modules)
+  exceptions = [m for m in _TENSORFLOW_EXCEPTIONS if m in _modules(REPO)]
+  # An exception that no longer needs TensorFlow goes off the list.
+  assert len(_needing_tensorflow(exceptions)) == len(exceptions)
+
+
+def _plant(root, files):
+  for name, text in files.items():
+    path = root / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
+def test_the_rules_catch_wrong_imports_and_unknown_modules(tmp_path):
+  _plant(tmp_path, {
+      "bert_tf/checkpoints/bad.py":
+          "from bert_tf.modeling.bert_encoder import BertEncoder\n",
+      "bert_tf/export/bad.py":
+          "from bert_tf.cli import flag_ranges\n",
+      "bert_tf/newthing.py": "x = 1\n",
+      "data_prep/x.py":
+          "def f():\n  import tensorflow\n  from bert_tf.tasks import squad\n",
+  })
+  assert sorted(_violations(tmp_path)) == [
       "bert_tf.checkpoints.bad imports bert_tf.modeling.bert_encoder."
       "BertEncoder",
+      "bert_tf.export.bad imports bert_tf.cli.flag_ranges",
+      "bert_tf.newthing matches no layer",
       "data_prep.x imports bert_tf.tasks.squad"]
 
 
-@pytest.mark.parametrize("module", _TENSORFLOW_FREE)
-def test_text_to_features_modules_are_tensorflow_free(module):
-  code = "import sys, %s; print('tensorflow' in sys.modules)" % module
-  result = subprocess.run([sys.executable, "-c", code], cwd=REPO,
-                          capture_output=True, text=True, timeout=60,
-                          check=True)
-  assert result.stdout.strip() == "False"
+def test_the_rules_catch_a_cycle(tmp_path):
+  _plant(tmp_path, {
+      # A command and its Beam driver importing each other, lazily.
+      "data_prep/ner/__main__.py":
+          "def main():\n  from data_prep.beam.ner import write\n",
+      "data_prep/beam/ner.py":
+          "from data_prep.ner.features import f\n"
+          "def write():\n  from data_prep.ner.__main__ import main\n",
+      "data_prep/ner/features.py": "def f():\n  pass\n",
+      # Three modules around a circle, through `from package import module`.
+      "bert_tf/training/a.py": "from bert_tf.training import b\n",
+      "bert_tf/training/b.py": "import bert_tf.training.c\n",
+      "bert_tf/training/c.py": "from bert_tf.training.a import x\n",
+  })
+  assert _cycles(tmp_path) == [
+      ["bert_tf.training.a", "bert_tf.training.b", "bert_tf.training.c"],
+      ["data_prep.beam.ner", "data_prep.ner.__main__"]]
+
+
+def test_the_tensorflow_free_set_is_derived_and_checked(tmp_path):
+  _plant(tmp_path, {
+      "data_prep/__init__.py": "",
+      "data_prep/new/__init__.py": "",
+      "data_prep/new/reader.py": "import json\n",
+      "data_prep/new/heavy.py": "from data_prep.new import uses_tf\n",
+      "data_prep/new/uses_tf.py": "import tensorflow as tf\n",
+      "data_prep/new/__main__.py": "import tensorflow as tf\n",
+      "data_prep/beam/driver.py": "import tensorflow as tf\n",
+  })
+  modules = _tensorflow_free(tmp_path)
+  assert modules == ["data_prep", "data_prep.new", "data_prep.new.heavy",
+                     "data_prep.new.reader", "data_prep.new.uses_tf"]
+  assert _needing_tensorflow(modules, tmp_path) == [
+      "data_prep.new.heavy tensorflow", "data_prep.new.uses_tf tensorflow"]
 
 
 def test_feature_extractor_reads_the_fields_data_prep_makes():
