@@ -29,7 +29,8 @@ def _count(shard, do_lower_case):
 
 def _learn_and_write(word_counts, path, vocab_size, num_unused):
   # pylint: disable-next=g-import-not-at-top
-  from data_prep.learn_vocab.wordpiece import learn_wordpiece, write_vocab
+  from data_prep.learn_vocab.wordpiece import learn_wordpiece
+  from data_prep.learn_vocab.wordpiece import write_vocab
   vocab = learn_wordpiece(dict(word_counts), vocab_size, num_unused)
   with atomic_output(path) as f:
     write_vocab(vocab, f)

@@ -82,7 +82,8 @@ def _learn_wordpiece(files, beam_args):
   # Imported after counting: it loads TensorFlow (a bad input line fails
   # first).
   # pylint: disable-next=g-import-not-at-top
-  from data_prep.learn_vocab.wordpiece import learn_wordpiece, write_vocab
+  from data_prep.learn_vocab.wordpiece import learn_wordpiece
+  from data_prep.learn_vocab.wordpiece import write_vocab
   vocab = learn_wordpiece(counts, FLAGS.vocab_size, FLAGS.num_unused_tokens)
   with atomic_output(FLAGS.output_file) as f:
     write_vocab(vocab, f)

@@ -16,7 +16,9 @@ Example:
     vocab = learn_wordpiece(count_words(shards, True), 8000, 99)
 """
 
-from tensorflow_text.tools.wordpiece_vocab import wordpiece_tokenizer_learner_lib
+from tensorflow_text.tools.wordpiece_vocab import (
+  wordpiece_tokenizer_learner_lib,
+)
 
 from bert_tf.io_utils import InputError
 from data_prep.learn_vocab.words import reserved_tokens
