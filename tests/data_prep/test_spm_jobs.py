@@ -4,20 +4,37 @@ the single-process file, and answers projected back onto the context."""
 
 import gzip
 import json
+import os
 import random
+import subprocess
+import sys
 
+import pytest
 import sentencepiece as spm
 
 from data_prep.squad import postprocess
 from data_prep.squad.example import read_squad_examples
 from data_prep.squad.records import read_features_sidecar
 from tests.conftest import FIXTURES
-from tests.data_prep.beam.test_beam_jobs import _ok
-from tests.data_prep.beam.test_beam_jobs import _run
-from tests.data_prep.beam.test_beam_jobs import _shards
+from tests.conftest import REPO
 from tests.helpers.sentencepiece_model import train_model
 
+pytestmark = pytest.mark.process  # runs the jobs as programs
+
 ROWS = [("pos", "John flew to Paris ."), ("neg", "It rained all day .")] * 3
+
+
+def _job(module, *args):
+  """Runs `python -m module args...`; it must succeed."""
+  result = subprocess.run(
+      [sys.executable, "-m", module] + list(args), cwd=REPO,
+      env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2"), capture_output=True,
+      text=True, timeout=300, check=False)
+  assert result.returncode == 0, result.stderr[-3000:]
+
+
+def _shards(prefix):
+  return sorted(prefix.parent.glob(prefix.name + "-*"))
 
 
 def _input_ids(path, length):
@@ -49,26 +66,26 @@ def test_classifier_and_squad_with_sentencepiece(tmp_path):
                 "--labels=neg,pos", "--max_seq_length=16",
                 "--data_dir=%s" % tmp_path, spm_flag]
   single = tmp_path / "classifier.tf_record"
-  _ok(_run("data_prep.classifier", *classifier, "--output_file=%s" % single))
+  _job("data_prep.classifier", *classifier, "--output_file=%s" % single)
   ids = ([sp.PieceToId("[CLS]")] + sp.EncodeAsIds(ROWS[0][1].lower()) +
          [sp.PieceToId("[SEP]")])
   assert _input_ids(single, 16)[0][:len(ids)] == ids
   beam = tmp_path / "classifier_beam.tf_record"
-  _ok(_run("data_prep.classifier", *classifier, "--output_file=%s" % beam,
-           "--runner=DirectRunner"))
+  _job("data_prep.classifier", *classifier, "--output_file=%s" % beam,
+       "--runner=DirectRunner")
   assert b"".join(p.read_bytes() for p in _shards(beam)) == (
       single.read_bytes())
 
   squad = ["--input_file=%s" % squad_file, spm_flag, "--max_seq_length=96",
            "--doc_stride=48", "--max_query_length=24"]
   single = tmp_path / "squad.tf_record"
-  _ok(_run("data_prep.squad", *squad, "--output_file=%s" % single))
+  _job("data_prep.squad", *squad, "--output_file=%s" % single)
   question = data["data"][0]["paragraphs"][0]["qas"][0]["question"]
   ids = [sp.PieceToId("[CLS]")] + sp.EncodeAsIds(question.lower())[:24]
   assert _input_ids(single, 96)[0][:len(ids)] == ids
   beam = tmp_path / "squad_beam.tf_record"
-  _ok(_run("data_prep.squad", *squad, "--output_file=%s" % beam,
-           "--runner=DirectRunner"))
+  _job("data_prep.squad", *squad, "--output_file=%s" % beam,
+       "--runner=DirectRunner")
   assert b"".join(p.read_bytes() for p in _shards(beam)
                   if "features" not in p.name) == single.read_bytes()
 
@@ -84,9 +101,9 @@ def test_classifier_and_squad_with_sentencepiece(tmp_path):
           "unique_id": json.loads(line)["unique_id"],
           "start_logits": [rng.random() for _ in range(96)],
           "end_logits": [rng.random() for _ in range(96)]}) + "\n")
-  _ok(_run("data_prep.squad_predictions", "--predict_file=%s" % squad_file,
-           "--raw_results_file=%s" % raw, "--output_dir=%s" % tmp_path,
-           *squad[1:]))
+  _job("data_prep.squad_predictions", "--predict_file=%s" % squad_file,
+       "--raw_results_file=%s" % raw, "--output_dir=%s" % tmp_path,
+       *squad[1:])
   predictions = json.loads((tmp_path / "predictions.json").read_text())
   examples = read_squad_examples(str(squad_file), False, False)
   features = read_features_sidecar(str(tmp_path /
