@@ -11,7 +11,7 @@ TensorFlow-free until a model name is used):
         5e-5, 1000, 100), "out")
 
 Layers of the package (docs/architecture.md): modeling, tasks, training,
-checkpoints, tokenizers, records, cli.
+checkpoints, tokenizers, records, export, cli.
 """
 
 import importlib
