@@ -13,7 +13,8 @@ Example:
 Loading follows the original `init_from_checkpoint`: every variable whose
 name is in the checkpoint is loaded; the others keep their initialisers;
 checkpoint-only names are ignored, and Adam slots / `global_step` are never
-restored. All of it is logged and returned in a `LoadReport`. Writing uses
+restored. All of it is returned in a `LoadReport` and logged as one line
+(every name at --verbosity=1). Writing uses
 `tf.raw_ops.SaveV2`, the op the TF1 Saver uses, so the original code reads it.
 """
 
@@ -104,15 +105,34 @@ def assign_arrays(name_map, shapes, read, source):
   for name in report.loaded:
     variable = name_map[name]
     variable.assign(np.asarray(read(name)).astype(variable.dtype))
-    logging.info("loaded %s %s from %s", name, list(variable.shape), source)
+    logging.vlog(1, "loaded %s %s from %s", name, list(variable.shape),
+                 source)
   for name in report.not_in_checkpoint:
-    logging.info("not in checkpoint, keeps its initializer: %s", name)
+    logging.vlog(1, "not in checkpoint, keeps its initializer: %s", name)
   for name in report.checkpoint_only:
-    logging.info("checkpoint-only, ignored: %s", name)
-  if report.optimizer_state:
-    logging.info("ignored %d optimizer-state variables (Adam slots, "
-                 "global_step)", len(report.optimizer_state))
+    logging.vlog(1, "checkpoint-only, ignored: %s", name)
+  logging.info("%s", load_summary(report, source))
   return report
+
+
+def load_summary(report, source, names_shown=3):
+  """One line for a `LoadReport` (the per-variable list is logged at
+  --verbosity=1)."""
+  def some(names):
+    shown = ", ".join(names[:names_shown])
+    return shown + (", ..." if len(names) > names_shown else "")
+
+  parts = ["loaded %d variables from %s" % (len(report.loaded), source)]
+  if report.not_in_checkpoint:
+    parts.append("%d not in it keep their initializer (%s)" % (
+        len(report.not_in_checkpoint), some(report.not_in_checkpoint)))
+  if report.checkpoint_only:
+    parts.append("%d checkpoint-only ignored (%s)" % (
+        len(report.checkpoint_only), some(report.checkpoint_only)))
+  if report.optimizer_state:
+    parts.append("%d optimizer-state ignored (Adam slots, global_step)" %
+                 len(report.optimizer_state))
+  return "; ".join(parts)
 
 
 def init_from_checkpoint(ckpt_prefix, name_map):

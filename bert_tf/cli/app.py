@@ -27,6 +27,7 @@ from absl import app
 from absl import flags
 
 from bert_tf.cli import flag_ranges
+from bert_tf.cli import quiet
 from bert_tf.io_utils import InputError
 from bert_tf.io_utils import run_cli
 
@@ -118,5 +119,6 @@ def run_app(main, flags_parser=parse_flags):
   """`app.run` for every entry point: help, the flag checks, then `main`.
   `flags_parser`: `parse_flags`, or one that leaves some arguments to
   `main`."""
+  quiet.quiet_tensorflow()  # Before anything imports TensorFlow.
   _list_in_help(flags.FLAGS)
   app.run(guarded(main), flags_parser=flags_parser)

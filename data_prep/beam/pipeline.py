@@ -22,6 +22,7 @@ import re
 from absl import flags
 
 from bert_tf.cli import app
+from bert_tf.cli import quiet
 from bert_tf.io_utils import InputError
 from data_prep.common.outputs import publish
 from data_prep.common.outputs import remove
@@ -140,8 +141,9 @@ def run(build, runner, beam_args):
   level = worker_log.level
   worker_log.setLevel(logging.CRITICAL)
   try:
-    result = pipeline.run()
-    result.wait_until_finish()
+    with quiet.quiet_beam_workers():
+      result = pipeline.run()
+      result.wait_until_finish()
   except Exception as e:  # pylint: disable=broad-except
     user_error = _user_error(e)
     if user_error is None:

@@ -89,7 +89,8 @@ def _record_values(features):
 
 
 def _log_example(example, features, tokenizer):
-  logging.info("*** Example ***\nguid: %s\ntokens: %s\ninput_ids: %s\n"
+  # At --verbosity=1: the original's dumps were 90 of an MRPC run's lines.
+  logging.vlog(1, "*** Example ***\nguid: %s\ntokens: %s\ninput_ids: %s\n"
                "segment_ids: %s\nlabel: %s (id = %s)", example.guid,
                " ".join(tokenizer.convert_ids_to_tokens(
                    [i for i in features.input_ids if i])),
