@@ -2,9 +2,9 @@
 
 The examples are cut into the same chunks as the process pool
 (`writer.chunk_bounds`, whole paragraphs) and each is featurized by
-`writer.convert_chunk`. Chunk i goes to output shard i * N // chunks, and
-unique ids continue across chunks in example order (each shard's first id
-comes from the feature counts of the chunks before it), so the shards,
+`writer.convert_chunk`. Consecutive chunks share a shard (`records.shard_of`),
+and unique ids continue across chunks in example order (each shard's first
+id comes from the feature counts of the chunks before it), so the shards,
 concatenated, are the single-process file and sidecar exactly.
 
 Example:
