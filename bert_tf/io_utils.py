@@ -10,9 +10,11 @@ exit status 1. `decode_text` reads text inputs strictly as UTF-8.
 """
 
 import contextlib
+import fnmatch
 import os
 import re
 import sys
+import tempfile
 import uuid
 
 
@@ -69,6 +71,63 @@ def atomic_output(path, mode="w", encoding="utf-8"):
       # A failed write or close (disk full) names no file: name the output.
       raise OSError(e.errno, e.strerror, path) from e
     raise
+
+
+def umask():
+  """The process's umask (Linux: read, not set; elsewhere set and reset)."""
+  try:
+    with open("/proc/self/status", encoding="ascii") as f:
+      for line in f:
+        if line.startswith("Umask:"):
+          return int(line.split()[1], 8)
+  except OSError:
+    pass
+  mask = os.umask(0o022)
+  os.umask(mask)
+  return mask
+
+
+def follow_umask(path):
+  """Gives `path` -- a file, or a folder and all it holds -- the mode a new
+  file or folder gets under the umask. Some writers make private files
+  (tempfile.mkdtemp: 0700, safetensors: 0600), which a serving process of
+  another user could not read once they are renamed into place."""
+  mask = umask()
+  os.chmod(path, (0o777 if os.path.isdir(path) else 0o666) & ~mask)
+  for root, dirs, files in os.walk(path):
+    for name in dirs:
+      os.chmod(os.path.join(root, name), 0o777 & ~mask)
+    for name in files:
+      os.chmod(os.path.join(root, name), 0o666 & ~mask)
+
+
+def make_temp_dir(parent, prefix):
+  """A new uniquely named folder in `parent` (created if needed) for an
+  output built before it is renamed into place, with the umask's mode (not
+  mkdtemp's 0700)."""
+  os.makedirs(parent, exist_ok=True)
+  path = tempfile.mkdtemp(prefix=prefix, dir=parent)
+  follow_umask(path)
+  return path
+
+
+def publish_dir(tmp_dir, folder, owned=(), last=()):
+  """Moves the files of `tmp_dir` into `folder` as one set.
+
+  The files of `folder` matching a glob of `owned` (what an earlier set of
+  this kind holds) that the new set lacks are removed first: a folder never
+  shows an earlier run's vocab.txt beside a new model. Files get the
+  umask's modes; names in `last` (a state file readers look for) move last.
+  """
+  names = sorted(os.listdir(tmp_dir), key=lambda n: (n in last, n))
+  os.makedirs(folder, exist_ok=True)
+  for name in os.listdir(folder):
+    if name not in names and any(fnmatch.fnmatchcase(name, pattern)
+                                 for pattern in owned):
+      os.remove(os.path.join(folder, name))
+  for name in names:
+    follow_umask(os.path.join(tmp_dir, name))
+    os.replace(os.path.join(tmp_dir, name), os.path.join(folder, name))
 
 
 def require_file(path, flag_name):

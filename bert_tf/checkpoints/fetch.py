@@ -1,28 +1,37 @@
-"""Resumable downloads and atomic unpacking of BERT checkpoints.
+"""Verified, resumable downloads and atomic unpacking of BERT checkpoints.
 
 Example:
-    kind, key = resolve_name("uncased_L-12_H-768_A-12")  # ("google", ...)
+    kind, key = resolve_name("bert-base-uncased")  # ("hf", "google-bert/...")
     model_dir = fetch_google(key, "models/")   # models/uncased_L-12_H-768_A-12
     hf_dir = download_hf("sentence-transformers/all-MiniLM-L6-v2", "staging/")
 
-A download goes to `<file>.part` and is renamed when its size matches the
-server's Content-Length (and its sha256 the registry's, if there is one); an
-interrupted download resumes from the `.part` with an HTTP Range request,
-within the run and in the next one. A model folder is built in a temporary
-folder next to it and renamed into place once complete, so a folder at the
-final path is always whole and is reused instead of downloaded again.
+A download goes to `<file>.part` and gets its final name only once it is
+verified: its size is the server's (a response without Content-Length is
+refused), it is not an HTML page and starts like the file it names (zip,
+safetensors, JSON, text), and its sha256 is the registry's or the one the
+server publishes (HuggingFace's `X-Linked-Etag` of LFS files). A bad file
+is removed, and the message says so. An interrupted download resumes from
+the `.part` with an HTTP Range request, within the run (after a pause that
+doubles) and in the next one; a server that stops sending, or trickles,
+is timed out, and every file has an overall deadline. A model folder is
+built in a temporary folder next to it and renamed into place once
+complete, so a folder at the final path is always whole.
 Standard library only (urllib, zipfile, hashlib) + tqdm for the progress bar.
 """
 
+import collections
 import contextlib
 import difflib
 import hashlib
 import http.client
+import json
 import os
 import re
 import shutil
-import tempfile
+import socket
+import time
 import urllib.error
+import urllib.parse
 import urllib.request
 import zipfile
 
@@ -31,29 +40,62 @@ import tqdm
 
 from bert_tf.checkpoints import model_registry
 from bert_tf.io_utils import InputError
+from bert_tf.io_utils import make_temp_dir
 
 HF_ENDPOINT = "https://huggingface.co"
 HF_FILES = ("config.json", "vocab.txt", "model.safetensors")
 # What an original-layout model folder holds (the zip's three items).
 MODEL_FILES = ("bert_config.json", "vocab.txt", "bert_model.ckpt.index")
+# The Hub's short names of the original models (now under google-bert/).
+HF_NAMES = {name: "google-bert/" + name for name in (
+    "bert-base-uncased", "bert-base-cased", "bert-large-uncased",
+    "bert-large-cased", "bert-base-multilingual-cased",
+    "bert-base-multilingual-uncased", "bert-base-chinese",
+    "bert-large-uncased-whole-word-masking",
+    "bert-large-cased-whole-word-masking")}
 
 _CHUNK = 1 << 20
 # Worth resuming: the connection broke, timed out or the server hiccupped.
 _TRANSIENT = (ConnectionError, TimeoutError, http.client.HTTPException,
               urllib.error.URLError)
 
+Network = collections.namedtuple(
+    "Network", ["retries", "timeout", "deadline", "backoff", "min_rate"],
+    defaults=[3, 60.0, 7200.0, 1.0, 1024])
+Network.__doc__ = """How hard a download tries.
+
+retries: broken transfers resumed before giving up; backoff: seconds before
+the first retry, doubling (at most 60); timeout: seconds a connection may
+stay silent, or below `min_rate` bytes/s, before it is dropped and resumed;
+deadline: seconds one file may take in all, retries included."""
+
 
 class _ShortRead(ConnectionError):
   """The server closed the connection before Content-Length bytes came."""
 
 
+class _PastDeadline(Exception):
+  """The file's overall deadline passed."""
+
+
 def resolve_name(name):
   """("google", registry key) or ("hf", repo id) for a model name.
 
-  Anything with a "/" is a HuggingFace repo id; other names must be in the
-  registry (or an alias such as "bert-tiny"), else one line lists the
-  closest known names.
+  Anything with a "/" is a HuggingFace repo id, and so are the Hub's short
+  names (bert-base-uncased, ...); other names must be in the registry (or
+  an alias such as "bert-tiny"), else one line lists the closest names. A
+  local folder is refused with the command that converts it.
   """
+  if os.path.isdir(name):
+    if not missing_files(name):
+      raise InputError("%s is a local model folder in the original layout "
+                       "already: use it as it is" % name)
+    raise InputError("%s is a local folder, not a model name: convert an HF "
+                     "folder with python -m bert_tf.convert_checkpoint "
+                     "--input=%s --input_format=hf --output_dir=DIR" %
+                     (name, name))
+  if name.lower() in HF_NAMES:
+    return "hf", HF_NAMES[name.lower()]
   if "/" in name:
     if not re.fullmatch(r"[\w.-]+/[\w.-]+", name):
       raise InputError("%r is not a HuggingFace repo id (owner/name)" % name)
@@ -62,8 +104,8 @@ def resolve_name(name):
   if key in model_registry.GOOGLE_MODELS:
     return "google", key
   close = difflib.get_close_matches(
-      name, list(model_registry.GOOGLE_MODELS) + list(model_registry.ALIASES),
-      n=4, cutoff=0.6)
+      name, list(model_registry.GOOGLE_MODELS) + list(model_registry.ALIASES)
+      + list(HF_NAMES), n=4, cutoff=0.6)
   raise InputError("unknown model %r; %s (or give a HuggingFace id such as "
                    "owner/name; --list shows all names)" %
                    (name, "close names: " + ", ".join(close) if close
@@ -99,8 +141,7 @@ def building_dir(final_dir, source):
   input in messages.
   """
   parent = os.path.dirname(os.path.abspath(final_dir))
-  os.makedirs(parent, exist_ok=True)
-  scratch = tempfile.mkdtemp(prefix=".fetch-", dir=parent)
+  scratch = make_temp_dir(parent, ".fetch-")
   try:
     yield scratch
     entries = os.listdir(scratch)
@@ -110,12 +151,64 @@ def building_dir(final_dir, source):
     missing = missing_files(built)
     if missing:
       raise InputError("%s: lacks %s" % (source, ", ".join(missing)))
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(built, 0o777 & ~umask)  # mkdtemp made it private (0700).
     os.rename(built, final_dir)
   finally:
     shutil.rmtree(scratch, ignore_errors=True)
+
+
+def content_problem(path, name=None):
+  """Why the file at `path` is not what `name` (default: its own name)
+  says it is -- an HTML page, a zip that is not one, ... -- or None."""
+  name = name or os.path.basename(path)
+  with open(path, "rb") as f:
+    head = f.read(512)
+  if re.match(rb"\s*<(!doctype html|html|\?xml|head|body)", head, re.I):
+    return "an HTML/XML page (an error page?), not %s" % name
+  if name.endswith(".zip") and not head.startswith(b"PK"):
+    return "not a zip archive"
+  if name.endswith(".safetensors"):
+    size = os.path.getsize(path)
+    header = int.from_bytes(head[:8], "little") if len(head) >= 8 else -1
+    if not 0 < header <= size - 8 or head[8:9] != b"{":
+      return "not a safetensors file"
+  if name.endswith(".json"):
+    try:
+      with open(path, encoding="utf-8") as f:
+        if not isinstance(json.load(f), dict):
+          return "not a JSON object"
+    except (UnicodeDecodeError, ValueError) as e:
+      return "not JSON (%s)" % e
+  if name.endswith(".txt"):
+    try:
+      with open(path, encoding="utf-8") as f:
+        for _ in iter(lambda: f.read(_CHUNK), ""):
+          pass
+    except UnicodeDecodeError as e:
+      return "not UTF-8 text (%s)" % e.reason
+  return None
+
+
+def _published_sha256(hops):
+  """The sha256 a server publishes for the file (HF: `X-Linked-Etag` of an
+  LFS file, or its ETag), from the headers of any redirect hop."""
+  for headers in hops:
+    for key in ("X-Linked-Etag", "ETag"):
+      value = (headers.get(key) or "").strip().removeprefix("W/").strip('"')
+      if re.fullmatch(r"[0-9a-fA-F]{64}", value):
+        return value.lower()
+  return None
+
+
+class _RedirectHeaders(urllib.request.HTTPRedirectHandler):
+  """Keeps the headers of every redirect (HF's checksum is on the first)."""
+
+  def __init__(self, hops):
+    super().__init__()
+    self.hops = hops
+
+  def redirect_request(self, req, fp, code, msg, headers, newurl):
+    self.hops.append(headers)
+    return super().redirect_request(req, fp, code, msg, headers, newurl)
 
 
 def _content_range_start_and_total(response):
@@ -124,46 +217,74 @@ def _content_range_start_and_total(response):
   return (int(match.group(1)), int(match.group(2))) if match else (None, None)
 
 
-def _download_once(url, part, timeout):
-  """Appends the rest of `url` to `part`; raises a _TRANSIENT error if the
-  file is not complete afterwards."""
+def _open(url, part, timeout):
+  """(response, offset, total size, published sha256) for the rest of
+  `url` after the bytes `part` holds."""
   offset = os.path.getsize(part) if os.path.exists(part) else 0
   headers = {"User-Agent": "bert_tf-fetch"}
   if offset:
     headers["Range"] = "bytes=%d-" % offset
+  hops = []
+  opener = urllib.request.build_opener(_RedirectHeaders(hops))
   try:
-    response = urllib.request.urlopen(urllib.request.Request(url,
-                                                             headers=headers),
-                                      timeout=timeout)
+    response = opener.open(urllib.request.Request(url, headers=headers),
+                           timeout=timeout)
   except urllib.error.HTTPError as e:
     if e.code == 416 and offset:  # `part` is as long as the file.
       os.remove(part)
       raise _ShortRead("range not satisfiable; starting over") from e
     raise
-  with response:
-    length = response.headers.get("Content-Length")
-    total = int(length) + offset if length else None
-    if offset and getattr(response, "status", None) == 206:
-      start, range_total = _content_range_start_and_total(response)
-      if start != offset:
-        os.remove(part)
-        raise _ShortRead("server resumed at byte %s, not %d; starting over" %
-                         (start, offset))
-      total = range_total or total
-    elif offset:  # The server ignored Range and sends the whole file.
-      offset, total = 0, int(length) if length else None
-    with open(part, "ab" if offset else "wb") as f, tqdm.tqdm(
-        total=total, initial=offset, unit="B", unit_scale=True,
-        unit_divisor=1024, desc=os.path.basename(url),
-        disable=None) as bar:
-      for chunk in iter(lambda: response.read(_CHUNK), b""):
-        f.write(chunk)
-        bar.update(len(chunk))
-  size = os.path.getsize(part)
-  if total is not None and size != total:
+  hops.append(response.headers)
+  kind = response.headers.get("Content-Type", "")
+  if kind.split(";")[0].strip().lower() in ("text/html", "application/xhtml"):
+    response.close()
+    raise InputError("%s: the server sent an HTML page (Content-Type %s), "
+                     "not the file; nothing kept" % (url, kind))
+  length = response.headers.get("Content-Length")
+  partial = offset and getattr(response, "status", None) == 206
+  if partial:
+    start, total = _content_range_start_and_total(response)
+    if start != offset:
+      response.close()
+      os.remove(part)
+      raise _ShortRead("server resumed at byte %s, not %d; starting over" %
+                       (start, offset))
+  else:  # The whole file (the server may have ignored Range).
+    offset, total = 0, int(length) if length else None
+  if total is None:
+    response.close()
+    raise InputError("%s: the server sent no Content-Length, so a cut "
+                     "download could not be told from a whole one; nothing "
+                     "kept (use another --base_url/--hf_endpoint)" % url)
+  return response, offset, total, _published_sha256(hops)
+
+
+def _download_once(url, part, network, deadline_at):
+  """Appends the rest of `url` to `part`; returns (total size, published
+  sha256). Raises a _TRANSIENT error if the file is not complete."""
+  response, offset, total, sha256 = _open(url, part, network.timeout)
+  window = (time.monotonic(), offset)  # low-speed check: (since, bytes then)
+  with response, open(part, "ab" if offset else "wb") as f, tqdm.tqdm(
+      total=total, initial=offset, unit="B", unit_scale=True,
+      unit_divisor=1024, desc=os.path.basename(url), disable=None) as bar:
+    size = offset
+    for chunk in iter(lambda: response.read1(_CHUNK), b""):
+      f.write(chunk)
+      size += len(chunk)
+      bar.update(len(chunk))
+      now = time.monotonic()
+      if now > deadline_at:
+        raise _PastDeadline()
+      if now - window[0] >= network.timeout:
+        if size - window[1] < network.min_rate * network.timeout:
+          raise TimeoutError("under %d bytes/s for %g s" %
+                             (network.min_rate, network.timeout))
+        window = (now, size)
+  if size != total:
     if size > total:
       os.remove(part)
     raise _ShortRead("got %d of %d bytes" % (size, total))
+  return total, sha256
 
 
 def sha256_of(path):
@@ -174,41 +295,87 @@ def sha256_of(path):
   return digest.hexdigest()
 
 
-def download(url, path, sha256=None, retries=3, timeout=60):
-  """Downloads `url` to `path` (kept if already there); returns `path`.
+def _why(url, e):
+  """A failed attempt in words; says "no network" when it is that."""
+  reason = getattr(e, "reason", e)
+  host = urllib.parse.urlsplit(url).netloc
+  if isinstance(reason, socket.gaierror):
+    return "no network (cannot resolve %s: %s)" % (host, reason.strerror)
+  if isinstance(reason, (ConnectionRefusedError, OSError)) and not (
+      isinstance(reason, (TimeoutError, str))) and isinstance(
+          e, urllib.error.URLError):
+    return "no network (cannot connect to %s: %s)" % (
+        host, getattr(reason, "strerror", None) or reason)
+  return str(e) or type(e).__name__
 
-  Resumes from `path + ".part"`, retrying a broken transfer `retries` times.
-  A wrong sha256 removes the download and raises InputError.
-  """
+
+def _kept(part):
+  return os.path.getsize(part) if os.path.exists(part) else 0
+
+
+def download(url, path, sha256=None, network=None):
+  """Downloads `url` to `path` (kept if already there and sound); returns
+  `path`. Resumes from `path + ".part"`, retrying a broken transfer with
+  growing pauses; a file that fails a check is removed, with an InputError
+  saying so. Ctrl-C: InputError saying what is kept for the next run."""
+  network = network or Network()
   if os.path.isfile(path):
-    return path
+    problem = content_problem(path)
+    if not problem:
+      return path
+    os.remove(path)  # An earlier version kept it: never reuse a bad file.
+    logging.warning("%s: %s; removed, downloading again", path, problem)
   os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
   part = path + ".part"
-  for attempt in range(retries + 1):
-    try:
-      _download_once(url, part, timeout)
-      break
-    except ValueError as e:  # urllib: not a URL.
-      raise InputError("%s: %s" % (url, e)) from e
-    except _TRANSIENT as e:
-      if isinstance(e, urllib.error.HTTPError) and e.code < 500:
-        raise InputError("%s: HTTP %d %s" % (url, e.code, e.reason)) from e
-      if attempt >= retries:
-        kept = os.path.getsize(part) if os.path.exists(part) else 0
-        raise InputError("%s: download failed (%s); %d bytes kept in %s, run "
-                         "again to resume" % (url, e, kept, part)) from e
-      logging.warning("%s: %s; resuming", url, e)
-  if sha256:
+  started = time.monotonic()
+  deadline_at = started + network.deadline
+  pause = network.backoff
+  try:
+    for attempt in range(network.retries + 1):
+      try:
+        total, published = _download_once(url, part, network, deadline_at)
+        break
+      except ValueError as e:  # urllib: not a URL.
+        if isinstance(e, InputError):
+          raise
+        raise InputError("%s: %s" % (url, e)) from e
+      except _PastDeadline as e:
+        raise InputError("%s: not complete after the %g s deadline (%d bytes "
+                         "kept in %s; run again to resume)" %
+                         (url, network.deadline, _kept(part), part)) from e
+      except _TRANSIENT as e:
+        if isinstance(e, urllib.error.HTTPError) and e.code < 500:
+          raise InputError("%s: HTTP %d %s" % (url, e.code, e.reason)) from e
+        if attempt >= network.retries or (
+            time.monotonic() + pause > deadline_at):
+          raise InputError("%s: download failed: %s; tried %d times in %.0f "
+                           "s; %d bytes kept in %s, run again to resume" %
+                           (url, _why(url, e), attempt + 1,
+                            time.monotonic() - started, _kept(part),
+                            part)) from e
+        logging.warning("%s: %s; retrying in %g s", url, _why(url, e), pause)
+        time.sleep(pause)
+        pause = min(pause * 2, 60)
+  except KeyboardInterrupt:
+    raise InputError("%s: interrupted; %d bytes kept in %s (the next run "
+                     "resumes)" % (url, _kept(part), part)) from None
+  expected = (sha256 or published or "").lower()
+  problem = content_problem(part, os.path.basename(path))
+  if not problem and expected:
     actual = sha256_of(part)
-    if actual != sha256.lower():
-      os.remove(part)
-      raise InputError("%s: sha256 %s, expected %s; download removed" %
-                       (url, actual, sha256.lower()))
+    if actual != expected:
+      problem = "sha256 %s, expected %s (%s)" % (
+          actual, expected, "registry" if sha256 else "published by the "
+          "server")
+  if problem:
+    os.remove(part)
+    raise InputError("%s: %s; removed %s (%d bytes), run again to download "
+                     "it again" % (url, problem, part, total))
   os.replace(part, path)
   return path
 
 
-def fetch_google(name, output_dir, base_url=None, retries=3):
+def fetch_google(name, output_dir, base_url=None, network=None):
   """Downloads and unpacks registry model `name` into `output_dir/name`."""
   entry = model_registry.GOOGLE_MODELS[name]
   model_dir = os.path.join(output_dir, name)
@@ -217,7 +384,7 @@ def fetch_google(name, output_dir, base_url=None, retries=3):
   url = "%s/%s" % ((base_url or model_registry.GOOGLE_BASE_URL).rstrip("/"),
                    entry.path)
   archive = download(url, os.path.join(output_dir, name + ".zip"),
-                     sha256=entry.sha256, retries=retries)
+                     sha256=entry.sha256, network=network)
   try:
     with building_dir(model_dir, archive) as scratch:
       with zipfile.ZipFile(archive) as zf:
@@ -233,10 +400,10 @@ def fetch_google(name, output_dir, base_url=None, retries=3):
   return model_dir
 
 
-def download_hf(repo_id, dest_dir, endpoint=None, retries=3):
+def download_hf(repo_id, dest_dir, endpoint=None, network=None):
   """Downloads `HF_FILES` of HF repo `repo_id` into `dest_dir`."""
   for name in HF_FILES:
     url = "%s/%s/resolve/main/%s" % ((endpoint or HF_ENDPOINT).rstrip("/"),
                                      repo_id, name)
-    download(url, os.path.join(dest_dir, name), retries=retries)
+    download(url, os.path.join(dest_dir, name), network=network)
   return dest_dir

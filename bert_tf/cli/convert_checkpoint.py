@@ -6,12 +6,15 @@
         --input_format=hf --output_dir=out
     python -m bert_tf.convert_checkpoint --input=out/bert_model.ckpt \\
         --output_format=hf --output_dir=out_hf
+    python -m bert_tf.convert_checkpoint --input=bert_en_uncased_L-12_H-768_A-12 \\
+        --input_format=tfhub --output_dir=out
 
 With `--output_format=tf1` (default), `output_dir` receives
 `bert_model.ckpt.{index,data-00000-of-00001}`, a `checkpoint` state file,
 `bert_config.json`; with `--output_format=hf`, `model.safetensors` and
 `config.json` in HuggingFace BERT layout (`bert_tf.checkpoints.hf_export`);
-both get `vocab.txt` when the input folder has one. The encoder and every
+both get `vocab.txt` when the input folder has one (a TF Hub encoder: its
+`vocab_file` asset; `bert_tf.checkpoints.tfhub_import`). The encoder and every
 original head are kept; Adam slots / `global_step` are dropped. Files are
 written to a temporary folder first and moved into `output_dir` at the end.
 """
@@ -22,6 +25,7 @@ import tempfile
 
 from absl import flags
 from absl import logging
+import tensorflow as tf
 
 from bert_tf.modeling import pretrained
 from bert_tf.checkpoints import checkpoint_io

@@ -19,14 +19,17 @@ Example:
 import json
 import os
 import shutil
-import tempfile
 
 from absl import logging
+import keras
 import tensorflow as tf
 
 from bert_tf.checkpoints import checkpoint_io
 from bert_tf.checkpoints import engine_checkpoint
+from bert_tf.io_utils import first_line
+from bert_tf.io_utils import follow_umask
 from bert_tf.io_utils import InputError
+from bert_tf.io_utils import make_temp_dir
 from bert_tf.tokenizers import tokenization
 from bert_tf.tokenizers.tf_text_tokenizer import TfTextTokenizer
 
@@ -65,6 +68,13 @@ def read_labels_file(path):
     raise InputError("--labels_file=%s: %s" % (path, e)) from e
 
 
+def float32_outputs(outputs):
+  """Floating outputs as float32: an export built under a bfloat16 policy
+  (`--dtype=bfloat16`) computes in bfloat16 and answers as a float32 one."""
+  return tf.nest.map_structure(
+      lambda t: tf.cast(t, tf.float32) if t.dtype.is_floating else t, outputs)
+
+
 def vocab_tokens(vocab_file):
   """The vocab's token of each id, as `FullTokenizer.inv_vocab` gives it."""
   vocab = tokenization.load_vocab(vocab_file)
@@ -81,6 +91,8 @@ class Exporter:
   INPUTS = ("text_a",)
   OPTIONS = ()
   DEFAULT_MAX_SEQ_LENGTH = 128
+  # False: the export takes no --checkpoint / --bert_config_file.
+  NEEDS_CHECKPOINT = True
   # Padded output -> the output holding each row's real length (for
   # clients such as bert_tf.predict, which trims them).
   PADDED_OUTPUTS = {}
@@ -101,6 +113,7 @@ class Exporter:
                       "do_lower_case": bool(do_lower_case),
                       "vocab_file": os.path.basename(vocab_file),
                       "bert_config": config.to_dict()}
+    self._metadata["dtype"] = keras.mixed_precision.global_policy().name
 
   def resolve_options(self, options):
     """Checks (InputError) and completes the task options; returns them."""
@@ -133,19 +146,25 @@ class Exporter:
     """Loads every weight from a run's output_dir / `ckpt-N` (engine) or an
     original-format prefix; a weight missing from it is an InputError."""
     prefix = checkpoint_io.resolve_checkpoint(checkpoint)
-    reader = tf.train.load_checkpoint(prefix)
-    if reader.has_tensor(_OBJECT_GRAPH_KEY):
-      engine_checkpoint.restore_engine_checkpoint(self.engine_object(),
-                                                  prefix)
-    else:
-      report = checkpoint_io.init_from_checkpoint(prefix,
-                                                  self.tf1_variables())
-      if report.not_in_checkpoint:
-        raise InputError(
-            "%s: %d weights of the %s model are not in the checkpoint, e.g. "
-            "%s (a checkpoint of another task, or no fine-tuned head?)" %
-            (prefix, len(report.not_in_checkpoint), self.NAME,
-             report.not_in_checkpoint[0]))
+    try:
+      reader = tf.train.load_checkpoint(prefix)
+      if reader.has_tensor(_OBJECT_GRAPH_KEY):
+        engine_checkpoint.restore_engine_checkpoint(self.engine_object(),
+                                                    prefix)
+        report = None
+      else:
+        report = checkpoint_io.init_from_checkpoint(prefix,
+                                                    self.tf1_variables())
+    except (tf.errors.DataLossError, tf.errors.OutOfRangeError,
+            tf.errors.NotFoundError) as e:  # a cut or damaged file
+      raise InputError("--checkpoint=%s: cannot read %s.* (%s: %s)" % (
+          checkpoint, prefix, type(e).__name__, first_line(e.message))) from e
+    if report is not None and report.not_in_checkpoint:
+      raise InputError(
+          "%s: %d weights of the %s model are not in the checkpoint, e.g. "
+          "%s (a checkpoint of another task, or no fine-tuned head?)" %
+          (prefix, len(report.not_in_checkpoint), self.NAME,
+           report.not_in_checkpoint[0]))
     self._metadata["checkpoint"] = prefix
     logging.info("restored %s from %s", self.NAME, prefix)
 
@@ -185,7 +204,7 @@ class Exporter:
     def step(i, *arrays):
       part = {k: v[i * chunk:(i + 1) * chunk] for k, v in features.items()}
       out = self.model(part, training=False)
-      return (i + 1,) + tuple(a.write(i, out[n])
+      return (i + 1,) + tuple(a.write(i, tf.cast(out[n], outputs[n][0]))
                               for a, n in zip(arrays, names))
 
     results = tf.while_loop(lambda i, *_: i * chunk < total, step,
@@ -207,7 +226,7 @@ class Exporter:
       args = [tf.ensure_shape(a, shapes[n], name="%s_must_be_%dd" %
                               (n, len(shapes[n])))
               for a, n in zip(args, names)]
-      return serve(**dict(zip(names, args)))
+      return float32_outputs(serve(**dict(zip(names, args))))
 
     return serving_fn.get_concrete_function()
 
@@ -215,18 +234,21 @@ class Exporter:
     """{signature name: concrete function}, `serving_default` first."""
     return {"serving_default": self.signature()}
 
+  def saved_root(self):
+    """The object the SavedModel tracks: weights, vocab."""
+    root = tf.Module()
+    root.model, root.tokenizer = self.model, self.tokenizer
+    return root
+
   def save(self, export_dir):
     """Writes the SavedModel; `export_dir` appears only when complete."""
     if os.path.exists(export_dir):
       raise InputError("--export_dir=%s already exists (a SavedModel is "
                        "never overwritten)" % export_dir)
     parent = os.path.dirname(os.path.abspath(export_dir))
-    os.makedirs(parent, exist_ok=True)
-    tmp_dir = tempfile.mkdtemp(prefix=".export-", dir=parent)
+    tmp_dir = make_temp_dir(parent, ".export-")
     try:
-      root = tf.Module()  # what the SavedModel tracks: weights, vocab
-      root.model, root.tokenizer = self.model, self.tokenizer
-      tf.saved_model.save(root, tmp_dir,
+      tf.saved_model.save(self.saved_root(), tmp_dir,
                           signatures=self.signatures())
       os.makedirs(os.path.join(tmp_dir, "assets.extra"), exist_ok=True)
       metadata = dict(self._metadata, options=self.options,
@@ -234,7 +256,14 @@ class Exporter:
                       padded_outputs=self.PADDED_OUTPUTS)
       with open(os.path.join(tmp_dir, METADATA_FILE), "w") as f:
         f.write(json.dumps(metadata, indent=2, sort_keys=True) + "\n")
+      follow_umask(tmp_dir)  # TF's files: a serving user must read them.
       os.replace(tmp_dir, export_dir)
+    except (OSError, tf.errors.OpError) as e:
+      # Name the user's --export_dir, not the hidden folder it is built in.
+      why = (e.message if isinstance(e, tf.errors.OpError)
+             else e.strerror or str(e))
+      raise InputError("--export_dir=%s: %s" % (
+          export_dir, first_line(why).replace(tmp_dir, export_dir))) from e
     finally:
       shutil.rmtree(tmp_dir, ignore_errors=True)
     logging.info("wrote SavedModel %s", export_dir)

@@ -2,16 +2,20 @@
 support, and able to cut a connection mid-file) serving a tiny original zip
 and a tiny HuggingFace folder."""
 
+import collections
 import hashlib
 import http.server
 import io
 import json
 import os
 import re
+import signal
+import socket
 import subprocess
 import sys
 import tempfile
 import threading
+import time
 import zipfile
 
 import numpy as np
@@ -25,7 +29,7 @@ from bert_tf.io_utils import InputError
 from bert_tf.modeling import pretrained
 from bert_tf.modeling.bert_config import BertConfig
 from bert_tf.modeling.bert_encoder import BertEncoder
-from tests.checkpoints.test_hf_import import _tiny_hf_model
+from tests.helpers.hf_models import tiny_hf_model
 from tests.conftest import REPO
 
 _NAME = "uncased_L-2_H-128_A-2"
@@ -37,17 +41,37 @@ _CONFIG = {"hidden_size": 8, "num_hidden_layers": 1, "num_attention_heads": 2,
            "attention_probs_dropout_prob": 0.1, "initializer_range": 0.02}
 
 
+Served = collections.namedtuple(
+    "Served", ["data", "headers", "length", "trickle", "redirect"],
+    defaults=[(), True, 0.0, None])
+Served.__doc__ = """A misbehaving response: extra `headers`, no
+Content-Length unless `length`, one byte per `trickle` seconds, or a 302 to
+`redirect` (carrying the extra headers, as the Hub does)."""
+
+
 def _handler(files, cut, requests, ranges):
-  """Serves `files` (URL path -> bytes); a path in `cut` gets half of its
-  body once, then the connection closes; Range is ignored unless `ranges`."""
+  """Serves `files` (URL path -> bytes or Served); a path in `cut` gets half
+  of its body once, then the connection closes; Range is ignored unless
+  `ranges`."""
 
   class Handler(http.server.BaseHTTPRequestHandler):
 
     def do_GET(self):  # pylint: disable=invalid-name
       requests.append((self.path, self.headers.get("Range")))
-      data = files.get(self.path)
-      if data is None:
+      served = files.get(self.path)
+      if served is None:
         self.send_error(404)
+        return
+      if not isinstance(served, Served):
+        served = Served(served)
+      data = served.data
+      if served.redirect:
+        self.send_response(302)
+        self.send_header("Location", served.redirect)
+        for key, value in served.headers:
+          self.send_header(key, value)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
         return
       match = ranges and re.fullmatch(r"bytes=(\d+)-",
                                       self.headers.get("Range") or "")
@@ -56,13 +80,25 @@ def _handler(files, cut, requests, ranges):
       if match:
         self.send_header("Content-Range", "bytes %d-%d/%d" %
                          (start, len(data) - 1, len(data)))
-      self.send_header("Content-Length", str(len(data) - start))
+      for key, value in served.headers:
+        self.send_header(key, value)
+      if served.length:
+        self.send_header("Content-Length", str(len(data) - start))
       self.end_headers()
       body = data[start:]
       if self.path in cut:
         cut.remove(self.path)
         body = body[:len(body) // 2]
-      self.wfile.write(body)
+      if not served.trickle:
+        self.wfile.write(body)
+        return
+      try:
+        for i in range(len(body)):
+          self.wfile.write(body[i:i + 1])
+          self.wfile.flush()
+          time.sleep(served.trickle)
+      except OSError:  # the client gave up
+        pass
 
     def log_message(self, *args):
       del args
@@ -235,7 +271,7 @@ def test_registry_holds_the_original_release():
 
 def test_hf_id_is_converted_to_an_original_checkpoint(tmp_path, serve):
   hf_dir = tmp_path / "hf"
-  _tiny_hf_model(str(hf_dir))
+  tiny_hf_model(str(hf_dir))
   repo = "someone/tiny-bert"
   files = {"/%s/resolve/main/%s" % (repo, name): (hf_dir / name).read_bytes()
            for name in fetch.HF_FILES}
@@ -271,3 +307,152 @@ def test_command_line(tmp_path, serve, tiny_zip):
   assert bad.stderr.startswith("ERROR: unknown model 'bert-tinny'; close "
                                "names: bert-tiny")
   assert bad.stderr.count("\n") == 1
+
+
+def _hf_files(tmp_path, repo="someone/tiny-bert"):
+  """{URL path: bytes} of a tiny HF repo."""
+  hf_dir = tmp_path / "hf"
+  tiny_hf_model(str(hf_dir))
+  return {"/%s/resolve/main/%s" % (repo, name): (hf_dir / name).read_bytes()
+          for name in fetch.HF_FILES}
+
+
+_QUICK = fetch.Network(retries=1, timeout=0.5, deadline=3, backoff=0.01)
+
+
+@pytest.mark.parametrize("case", ["no_length", "html", "html_as_zip"])
+def test_unverifiable_or_html_responses_are_refused(tmp_path, serve,
+                                                   tiny_zip, case):
+  data = tiny_zip[0]
+  page = b"<!DOCTYPE html><html><body>Sign in</body></html>"
+  served = {"no_length": Served(data, length=False),
+            "html": Served(page, headers=[("Content-Type", "text/html")]),
+            "html_as_zip": Served(page, headers=[
+                ("Content-Type", "application/zip")])}[case]
+  base, _ = serve({_ZIP_PATH: served})
+  with pytest.raises(InputError) as e:
+    fetch_model(_NAME, str(tmp_path), base_url=base, network=_QUICK)
+  message = str(e.value)
+  assert "\n" not in message and _ZIP_PATH in message
+  assert {"no_length": "no Content-Length", "html": "HTML page",
+          "html_as_zip": "HTML/XML page"}[case] in message
+  if case == "html_as_zip":  # Downloaded, then removed: the line says so.
+    assert "removed %s.zip.part" % (tmp_path / _NAME) in message
+  assert os.listdir(tmp_path) == []
+  # The next run, against a good server, is not poisoned.
+  good, _ = serve({_ZIP_PATH: data})
+  assert os.path.isdir(fetch_model(_NAME, str(tmp_path), base_url=good))
+
+
+def test_hub_sha256_is_checked_through_the_redirect(tmp_path, serve):
+  files = _hf_files(tmp_path)
+  weights = "/someone/tiny-bert/resolve/main/model.safetensors"
+  good = hashlib.sha256(files[weights]).hexdigest()
+  blob = "/cdn/blob"
+
+  def hub(sha256):
+    return dict(files, **{
+        weights: Served(b"", headers=[("X-Linked-Etag", '"%s"' % sha256)],
+                        redirect=blob),
+        blob: files[weights]})
+
+  base, requests = serve(hub(good[::-1]))
+  out = tmp_path / "models"
+  with pytest.raises(InputError) as e:
+    fetch_model("someone/tiny-bert", str(out), hf_endpoint=base)
+  message = str(e.value)
+  assert ("sha256 %s, expected %s (published by the server)" %
+          (good, good[::-1])) in message
+  assert "removed %s" % (out / ".someone--tiny-bert.download" /
+                         "model.safetensors.part") in message
+  # Only the verified files stay, in the staging folder, for the next run.
+  assert os.listdir(out) == [".someone--tiny-bert.download"]
+  assert sorted(os.listdir(out / ".someone--tiny-bert.download")) == [
+      "config.json", "vocab.txt"]
+  assert (weights, None) in requests and (blob, None) in requests
+  base, _ = serve(hub(good))
+  assert os.path.isdir(fetch_model("someone/tiny-bert", str(out),
+                                   hf_endpoint=base))
+
+
+def test_a_trickle_meets_the_speed_floor_and_the_deadline(tmp_path, serve,
+                                                          tiny_zip):
+  base, requests = serve({_ZIP_PATH: Served(tiny_zip[0], trickle=0.02)})
+  slow = fetch.Network(retries=1, timeout=0.3, deadline=60, backoff=0.01)
+  started = time.monotonic()
+  with pytest.raises(InputError, match=r"under 1024 bytes/s for 0.3 s; "
+                     r"tried 2 times .* kept in .*\.zip\.part"):
+    fetch_model(_NAME, str(tmp_path), base_url=base, network=slow)
+  assert requests[1][1].startswith("bytes=")  # the retry resumed
+  capped = fetch.Network(retries=5, timeout=30, deadline=0.5)
+  with pytest.raises(InputError, match="not complete after the 0.5 s "
+                     "deadline"):
+    fetch_model(_NAME, str(tmp_path), base_url=base, network=capped)
+  assert time.monotonic() - started < 10
+  assert os.listdir(tmp_path) == [_NAME + ".zip.part"]
+
+
+def test_no_network_is_said_plainly_after_backing_off(tmp_path, monkeypatch):
+  def no_dns(*args, **kwargs):
+    raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+
+  monkeypatch.setattr(socket, "getaddrinfo", no_dns)
+  pauses = []
+  monkeypatch.setattr(time, "sleep", pauses.append)
+  with pytest.raises(InputError) as e:
+    fetch_model(_NAME, str(tmp_path), base_url="http://models.example")
+  assert ("download failed: no network (cannot resolve models.example: "
+          "Name or service not known); tried 4 times") in str(e.value)
+  assert pauses == [1.0, 2.0, 4.0]
+  with socket.socket() as closed:  # a port nobody listens on
+    closed.bind(("127.0.0.1", 0))
+    port = closed.getsockname()[1]
+  monkeypatch.undo()
+  with pytest.raises(InputError, match="cannot connect to 127.0.0.1:%d" %
+                     port):
+    fetch_model(_NAME, str(tmp_path), base_url="http://127.0.0.1:%d" % port,
+                network=_QUICK)
+
+
+def test_names_and_local_folders(tmp_path):
+  assert fetch.resolve_name("bert-base-uncased") == (
+      "hf", "google-bert/bert-base-uncased")
+  assert fetch.resolve_name("BERT-Large-Cased") == (
+      "hf", "google-bert/bert-large-cased")
+  assert fetch.resolve_name("google-bert/bert-base-cased") == (
+      "hf", "google-bert/bert-base-cased")
+  with pytest.raises(InputError, match="close names: bert-base-uncased"):
+    fetch.resolve_name("bert-base-uncase")
+  folder = tmp_path / "someone" / "model"
+  folder.mkdir(parents=True)
+  with pytest.raises(InputError, match="convert an HF folder with python -m "
+                     "bert_tf.convert_checkpoint --input=%s "
+                     "--input_format=hf" % folder):
+    fetch.resolve_name(str(folder))
+
+
+def test_ctrl_c_is_one_line_and_downloading_needs_no_tensorflow(
+    tmp_path, serve, tiny_zip):
+  base, _ = serve({_ZIP_PATH: Served(tiny_zip[0], trickle=0.01)})
+  env = dict(os.environ, no_proxy="127.0.0.1")
+  script = ("import sys; from bert_tf.cli import fetch_model; "
+            "sys.argv = ['fetch_model', '--output_dir=%s', '--base_url=%s', "
+            "'%s']\ntry:\n  fetch_model.run()\nfinally:\n"
+            "  print('tensorflow' in sys.modules, file=sys.stderr)" %
+            (tmp_path, base, _NAME))
+  with subprocess.Popen([sys.executable, "-c", script], cwd=REPO, env=env,
+                        stderr=subprocess.PIPE, text=True) as process:
+    deadline = time.monotonic() + 60
+    part = tmp_path / (_NAME + ".zip.part")
+    while not part.exists() and time.monotonic() < deadline:
+      time.sleep(0.05)
+    time.sleep(0.3)  # in the middle of the transfer
+    process.send_signal(signal.SIGINT)
+    stderr = process.communicate(timeout=60)[1]
+  assert process.returncode == 1
+  lines = stderr.splitlines()
+  assert lines[-1] == "False"  # TensorFlow never loaded
+  assert len(lines) == 2 and lines[0].startswith("ERROR: %s%s: interrupted; "
+                                                 % (base, _ZIP_PATH)), stderr
+  assert "kept in %s (the next run resumes)" % part in lines[0]
+  assert os.listdir(tmp_path) == [part.name]
