@@ -12,6 +12,19 @@ never [CLS], [SEP] or padding, capped at `max_predictions_per_seq`, and a
 `MaskValuesChooser` makes 80% of them [MASK], 10% a random vocabulary id and
 leaves 10% unchanged. Randomness follows the TF global seed (`--seed`).
 
+With `whole_word_mask` (`--do_whole_word_mask`) words are chosen as units,
+as the original's static whole-word mode (create_pretraining_data
+`--do_whole_word_mask`) chooses them: a word is a piece plus the "##" pieces
+after it ([CLS]/[SEP] are skipped, so a "##" piece right after [SEP] joins
+the word before it, as there), the words are shuffled, and they are taken in
+that order while they fit `min(max_predictions_per_seq, max(1, round(
+masked_lm_prob * len(tokens))))` pieces (a word that does not fit is
+skipped, a later shorter one may still fit). As there, the 80/10/10 rule is
+then drawn for each chosen piece (`MaskValuesChooser` on the pieces).
+tf_text's `RandomItemSelector` over [batch, words, pieces] would count words,
+not pieces, so it could overrun `max_predictions_per_seq`: the selection is
+ours.
+
 Example:
     masking = DynamicMasking.from_vocab_file("vocab.txt", 20)
     dataset = dataset.map(masking)  # batched pre-training feature dicts
@@ -21,8 +34,8 @@ Example:
 import tensorflow as tf
 import tensorflow_text as tf_text
 
-from bert_tf.tokenizers import tokenization
 from bert_tf.io_utils import InputError
+from bert_tf.tokenizers import tokenization
 
 _SPECIAL_TOKENS = ("[CLS]", "[SEP]", "[MASK]")
 
@@ -44,8 +57,18 @@ class DynamicMasking:
   """Maps a batch of pre-training features to a newly masked batch."""
 
   def __init__(self, vocab_size, cls_id, sep_id, mask_id,
-               max_predictions_per_seq, masked_lm_prob=0.15):
+               max_predictions_per_seq, masked_lm_prob=0.15,
+               continuation_ids=None):
+    """`continuation_ids`: the ids of the "##" pieces; given, whole words
+    are masked."""
     self.max_predictions_per_seq = max_predictions_per_seq
+    self.masked_lm_prob = masked_lm_prob
+    self._special_ids = (cls_id, sep_id)
+    self._continuation = None
+    if continuation_ids is not None:
+      self._continuation = tf.scatter_nd(
+          tf.reshape(tf.constant(continuation_ids, tf.int64), [-1, 1]),
+          tf.ones([len(continuation_ids)], tf.bool), [vocab_size])
     self._selector = tf_text.RandomItemSelector(
         max_selections_per_batch=max_predictions_per_seq,
         selection_rate=masked_lm_prob, unselectable_ids=[cls_id, sep_id])
@@ -54,7 +77,7 @@ class DynamicMasking:
 
   @classmethod
   def from_vocab_file(cls, vocab_file, max_predictions_per_seq,
-                      masked_lm_prob=0.15):
+                      masked_lm_prob=0.15, whole_word_mask=False):
     """Special-token ids looked up by string, as the original does."""
     vocab = tokenization.load_vocab(vocab_file)
     missing = [t for t in _SPECIAL_TOKENS if t not in vocab]
@@ -62,8 +85,11 @@ class DynamicMasking:
       raise InputError("--vocab_file=%s has no %s token" %
                        (vocab_file, missing[0]))
     ids = [vocab[t] for t in _SPECIAL_TOKENS]
+    continuation = None
+    if whole_word_mask:
+      continuation = [i for t, i in vocab.items() if t.startswith("##")]
     return cls(len(vocab), *ids, max_predictions_per_seq=max_predictions_per_seq,
-               masked_lm_prob=masked_lm_prob)
+               masked_lm_prob=masked_lm_prob, continuation_ids=continuation)
 
   def wrap(self, dataset_fn):
     """`dataset_fn` (for `Trainer.train`) with this masking on its batches.
@@ -86,15 +112,69 @@ class DynamicMasking:
     input_ids = unmasked_input_ids(features)
     seq_length = input_ids.shape[1]
     lengths = tf.reduce_sum(tf.cast(features["input_mask"], tf.int32), -1)
-    tokens = tf.RaggedTensor.from_tensor(input_ids, lengths=lengths)
-    masked, positions, labels = tf_text.mask_language_model(
-        tokens, self._selector, self._chooser)
+    if self._continuation is None:
+      tokens = tf.RaggedTensor.from_tensor(input_ids, lengths=lengths)
+      masked, positions, labels = tf_text.mask_language_model(
+          tokens, self._selector, self._chooser)
+      masked = masked.to_tensor(0, shape=[None, seq_length])
+    else:
+      masked, positions, labels = self._mask_whole_words(input_ids, lengths)
     width = self.max_predictions_per_seq
     features = dict(features)
-    features["input_ids"] = masked.to_tensor(0, shape=[None, seq_length])
+    features["input_ids"] = masked
     features["masked_lm_positions"] = tf.cast(
         positions.to_tensor(0, shape=[None, width]), input_ids.dtype)
     features["masked_lm_ids"] = labels.to_tensor(0, shape=[None, width])
     features["masked_lm_weights"] = tf.sequence_mask(
         positions.row_lengths(), width, tf.float32)
     return features
+
+  def _mask_whole_words(self, input_ids, lengths):
+    """(masked input_ids, ragged positions, ragged labels), whole words."""
+    chosen = self._chosen_pieces(input_ids, lengths)
+    positions = tf.ragged.boolean_mask(
+        tf.broadcast_to(tf.range(tf.shape(input_ids)[1]),
+                        tf.shape(input_ids)), chosen)
+    labels = tf.ragged.boolean_mask(input_ids, chosen)
+    values = self._chooser.get_mask_values(labels)
+    indices = tf.stack([tf.cast(positions.value_rowids(), tf.int32),
+                        positions.flat_values], -1)
+    masked = tf.tensor_scatter_nd_update(input_ids, indices,
+                                         values.flat_values)
+    return masked, positions, labels
+
+  def _chosen_pieces(self, input_ids, lengths):
+    """[B, S] bool: the pieces of the words the original's walk takes."""
+    batch, width = tf.shape(input_ids)[0], tf.shape(input_ids)[1]
+    real = tf.sequence_mask(lengths, width)
+    cls_id, sep_id = self._special_ids
+    maskable = real & (input_ids != cls_id) & (input_ids != sep_id)
+    maskable_int = tf.cast(maskable, tf.int32)
+    first = maskable & (tf.cumsum(maskable_int, axis=1) == 1)
+    continues = tf.gather(self._continuation, tf.cast(input_ids, tf.int64))
+    starts = maskable & (first | ~continues)
+    # Word index of each maskable piece; words are at most `width`.
+    word = tf.maximum(tf.cumsum(tf.cast(starts, tf.int32), axis=1) - 1, 0)
+    rows = tf.broadcast_to(tf.range(batch)[:, None], [batch, width])
+    word_length = tf.reshape(tf.math.unsorted_segment_sum(
+        maskable_int, rows * width + word, batch * width), [batch, width])
+    # Shuffle: random keys, empty word slots last.
+    keys = tf.where(word_length > 0, tf.random.uniform([batch, width]), 2.)
+    order = tf.argsort(keys, axis=1)
+    shuffled = tf.gather(word_length, order, batch_dims=1)
+    # As the original: round(len(tokens) * masked_lm_prob) in float64.
+    budget = tf.minimum(
+        self.max_predictions_per_seq, tf.maximum(1, tf.cast(tf.round(
+            tf.cast(lengths, tf.float64) * self.masked_lm_prob), tf.int32)))
+
+    def take(count, length):  # one shuffled word of every row
+      fits = (length > 0) & (count + length <= budget)
+      return count + tf.where(fits, length, 0)
+
+    counts = tf.scan(take, tf.transpose(shuffled),
+                     initializer=tf.zeros_like(lengths))
+    taken_shuffled = tf.transpose(counts) > tf.concat(
+        [tf.zeros([batch, 1], tf.int32), tf.transpose(counts)[:, :-1]], 1)
+    taken = tf.gather(taken_shuffled, tf.argsort(order, axis=1),
+                      batch_dims=1)
+    return maskable & tf.gather(taken, word, batch_dims=1)
