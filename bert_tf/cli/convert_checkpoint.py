@@ -30,8 +30,10 @@ import tensorflow as tf
 from bert_tf.modeling import pretrained
 from bert_tf.checkpoints import checkpoint_io
 from bert_tf.checkpoints import hf_export
+from bert_tf.checkpoints import tfhub_import
 from bert_tf.modeling.bert_config import BertConfig
 from bert_tf.io_utils import InputError
+from bert_tf.io_utils import publish_dir
 from bert_tf.io_utils import require_file
 from bert_tf.cli import app
 
@@ -52,6 +54,9 @@ def define_flags():
 
 
 _CKPT_NAME = "bert_model.ckpt"
+# What a conversion (either format) writes into --output_dir.
+_CONVERTED_FILES = (_CKPT_NAME + ".*", "checkpoint", "bert_config.json",
+                    "vocab.txt", "model.safetensors", "config.json")
 
 
 def _load(input_path, input_format, bert_config_file):
@@ -94,10 +99,10 @@ def convert(input_path, input_format, output_dir, bert_config_file=None,
         f.write(config.to_json_string())
       if vocab:
         shutil.copyfile(vocab, os.path.join(tmp_dir, "vocab.txt"))
-    # The state file goes last: it is what readers look for.
-    names = sorted(os.listdir(tmp_dir), key=lambda n: n == "checkpoint")
-    for name in names:
-      os.replace(os.path.join(tmp_dir, name), os.path.join(output_dir, name))
+    # An earlier conversion's files go (its vocab.txt would pass for this
+    # model's); the state file goes last: it is what readers look for.
+    publish_dir(tmp_dir, output_dir, owned=_CONVERTED_FILES,
+                last=("checkpoint",))
   finally:
     shutil.rmtree(tmp_dir, ignore_errors=True)
   logging.info("wrote %d variables to %s", len(name_map), output_dir)
