@@ -30,7 +30,6 @@ import tensorflow as tf
 from bert_tf.modeling import pretrained
 from bert_tf.checkpoints import checkpoint_io
 from bert_tf.checkpoints import hf_export
-from bert_tf.checkpoints import tfhub_import
 from bert_tf.modeling.bert_config import BertConfig
 from bert_tf.io_utils import InputError
 from bert_tf.io_utils import publish_dir
