@@ -1,19 +1,27 @@
-# `make demo` runs the main job end to end on shipped data; `make test` runs the suite.
+# `make demo` runs the main job end to end on shipped data; `make test` runs the
+# lint gate, then the suite (CI); `make test-fast` the unit loop (no subprocess
+# or training runs); `make test-all` adds the slow tests.
 # Each target creates .venv and installs requirements.txt on first use.
 PY := .venv/bin/python
 STAMP := .venv/.installed
 
-$(STAMP): requirements.txt
+$(STAMP): requirements.txt Makefile
 	python3 -m venv .venv
-	$(PY) -m pip install -q -r requirements.txt 'pytest>=8.0'
+	$(PY) -m pip install -q -r requirements.txt 'pytest>=8.0' 'ruff==0.17.6'
 	touch $(STAMP)
 
-.PHONY: demo test test-all
+.PHONY: demo lint test test-fast test-all
 demo: $(STAMP)
 	bash examples/demo.sh
 
-test: $(STAMP)
+lint: $(STAMP)
+	$(PY) -m ruff check .
+
+test: lint
 	$(PY) -m pytest -q -m "not slow" tests
+
+test-fast: $(STAMP)
+	$(PY) -m pytest -q -m "not slow and not process" tests
 
 test-all: $(STAMP)
 	$(PY) -m pytest -q tests

@@ -8,16 +8,16 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from bert_tf.modeling import pretrained
 from bert_tf.checkpoints import checkpoint_io
-from bert_tf.modeling.bert_config import BertConfig
 from bert_tf.cli.convert_checkpoint import convert
 from bert_tf.io_utils import InputError
-from tests.modeling.test_common import ckpt_prefix
-from tests.modeling.test_common import ENCODER_DIR
-from tests.modeling.test_common import load_golden
-from tests.modeling.test_common import variables_tsv
+from bert_tf.modeling import pretrained
+from bert_tf.modeling.bert_config import BertConfig
 from tests import conftest
+from tests.helpers.checkpoints import ckpt_prefix
+from tests.helpers.checkpoints import ENCODER_DIR
+from tests.helpers.checkpoints import load_golden
+from tests.helpers.checkpoints import variables_tsv
 
 REPO = str(conftest.REPO)
 
@@ -133,3 +133,9 @@ def test_tf1_saver_restores_what_we_write(tmp_path):
       values = sess.run(tf1_vars)
   for (n, v), value in zip(sorted(name_map.items()), values):
     np.testing.assert_array_equal(value, v.numpy(), err_msg=n)
+
+
+def test_variables_tsv_parses():
+  shapes = variables_tsv("ckpt_a")
+  assert len(shapes) == 50
+  assert shapes["cls/squad/output_weights"] == [2, 64]

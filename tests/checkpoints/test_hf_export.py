@@ -13,9 +13,9 @@ from safetensors.numpy import load_file
 from bert_tf.checkpoints import hf_export
 from bert_tf.checkpoints import hf_import
 from bert_tf.cli.convert_checkpoint import convert
-from tests.checkpoints.test_hf_import import _EXPECTED_NAMES
-from tests.checkpoints.test_hf_import import _MINILM
-from tests.checkpoints.test_hf_import import _tiny_hf_model
+from tests.helpers.hf_models import EXPECTED_NAMES
+from tests.helpers.hf_models import MINILM
+from tests.helpers.hf_models import tiny_hf_model
 
 # What the import drops: a buffer HF rebuilds, and the decoder HF ties to
 # the word embeddings.
@@ -27,7 +27,7 @@ HF_ONLY_KEYS = {"_name_or_path", "gradient_checkpointing",
 
 
 def test_names_invert_the_import_rules():
-  for hf_name, (tf1_name, transpose) in _EXPECTED_NAMES.items():
+  for hf_name, (tf1_name, transpose) in EXPECTED_NAMES.items():
     if tf1_name is None:
       continue
     prefix = "bert." if hf_name.startswith(("bert.", "cls.", "qa_",
@@ -64,7 +64,7 @@ def _check(source, out):
 
 def test_tiny_model_round_trip(tmp_path):
   source = tmp_path / "source"
-  _tiny_hf_model(str(source))
+  tiny_hf_model(str(source))
   config = _check(str(source), _round_trip(source, tmp_path))
   # Every head: the classifier's HF class, with its label count.
   assert config["architectures"] == ["BertForSequenceClassification"]
@@ -74,7 +74,7 @@ def test_tiny_model_round_trip(tmp_path):
 
 def test_encoder_only_names_have_no_prefix(tmp_path):
   source = tmp_path / "source"
-  tensors = _tiny_hf_model(str(source))
+  tensors = tiny_hf_model(str(source))
   keep = {n: v for n, v in tensors.items() if n.startswith("bert.")}
   from safetensors.numpy import save_file  # pylint: disable=g-import-not-at-top
   save_file({n[len("bert."):]: v for n, v in keep.items()},
@@ -87,7 +87,7 @@ def test_encoder_only_names_have_no_prefix(tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not os.path.isdir(_MINILM), reason="MiniLM not present")
+@pytest.mark.skipif(not os.path.isdir(MINILM), reason="MiniLM not present")
 def test_minilm_round_trip(tmp_path):
-  config = _check(_MINILM, _round_trip(_MINILM, tmp_path))
+  config = _check(MINILM, _round_trip(MINILM, tmp_path))
   assert config["architectures"] == ["BertModel"]

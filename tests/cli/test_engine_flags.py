@@ -6,9 +6,9 @@ from absl import flags
 import pytest
 import tensorflow as tf
 
-from bert_tf.training import distribution
 from bert_tf.cli import engine_flags
 from bert_tf.io_utils import InputError
+from bert_tf.training import distribution
 
 
 def _engine_flag_values(argv):

@@ -9,7 +9,7 @@ from tests.conftest import FIXTURES
 from tests.export.standalone import export
 from tests.export.standalone import raw_bytes
 from tests.export.standalone import serve
-from tests.modeling.test_common import ckpt_prefix
+from tests.helpers.checkpoints import ckpt_prefix
 
 # ckpt_a: 2 layers, 64 positions, every head (classifier with 3 labels).
 ARGS = ["--checkpoint=%s" % ckpt_prefix("ckpt_a"),

@@ -10,9 +10,7 @@ import sys
 import numpy as np
 import pytest
 
-from bert_tf.checkpoints import checkpoint_io
 from bert_tf.export.classifier import TASK_LABELS
-from bert_tf.modeling.bert_config import BertConfig
 from bert_tf.tasks.classification import ClassifierModel
 from bert_tf.tokenizers.tokenization import FullTokenizer
 from data_prep.classifier import tasks as classifier_tasks
@@ -23,7 +21,7 @@ from tests.conftest import FIXTURES
 from tests.conftest import REPO
 from tests.export.standalone import export
 from tests.export.standalone import serve
-from tests.modeling.test_common import ckpt_prefix
+from tests.helpers.checkpoints import ckpt_prefix
 
 ENCODER = FIXTURES / "encoder"
 VOCAB = str(ENCODER / "vocab_small.txt")
@@ -117,18 +115,6 @@ def test_task_label_table_matches_data_prep():
   assert set(TASK_LABELS) == set(classifier_tasks.TASKS)
 
 
-def _head_checkpoint(tmp_path, num_labels):
-  """ckpt_b's encoder + a random head of `num_labels`, as a TF1 prefix."""
-  config = BertConfig.from_json_file(CONFIG_B)
-  model = ClassifierModel(config, num_labels)
-  checkpoint_io.init_from_checkpoint(ckpt_prefix("ckpt_b"),
-                                     model.tf1_variables())
-  prefix = checkpoint_io.save_tf1_checkpoint(
-      str(tmp_path / ("head%d" % num_labels) / "bert_model.ckpt"),
-      model.tf1_variables())
-  return model, prefix
-
-
 def _python_features(pairs):
   """Features by data_prep's Python path (FullTokenizer, original packing)."""
   tokenizer = FullTokenizer(VOCAB, do_lower_case=True)
@@ -141,10 +127,10 @@ def _python_features(pairs):
 
 # Slow (~30 s on 2 cores); `make test-all` runs it.
 @pytest.mark.slow
-def test_regression_and_labels_file(tmp_path):
+def test_regression_and_labels_file(tmp_path, head_checkpoint):
   pairs = EXTRA_ROWS + [("A man is playing a guitar.", "A man plays.")]
   request = {"text_a": [a for a, _ in pairs], "text_b": [b for _, b in pairs]}
-  regression, prefix = _head_checkpoint(tmp_path, 1)
+  regression, prefix = head_checkpoint("ckpt_b", ClassifierModel, 1)
   export_dir = export(tmp_path, "stsb", "--task=classifier", "--regression",
                       "--checkpoint=%s" % prefix, "--vocab_file=%s" % VOCAB,
                       "--bert_config_file=%s" % CONFIG_B,
@@ -156,7 +142,7 @@ def test_regression_and_labels_file(tmp_path):
 
   labels_file = tmp_path / "labels.txt"
   labels_file.write_text("neg\nneu\npos\n")
-  three, prefix = _head_checkpoint(tmp_path, 3)
+  three, prefix = head_checkpoint("ckpt_b", ClassifierModel, 3)
   export_dir = export(tmp_path, "three", "--task=classifier",
                       "--labels_file=%s" % labels_file,
                       "--checkpoint=%s" % prefix, "--vocab_file=%s" % VOCAB,

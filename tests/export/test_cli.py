@@ -1,50 +1,14 @@
 """python -m bert_tf.export_saved_model: flag and checkpoint errors end in
 one `ERROR: ...` line naming the culprit, and nothing is written."""
 
-import json
-import os
-import subprocess
-import sys
-
 from tests.conftest import FIXTURES
-from tests.conftest import REPO
-from tests.modeling.test_common import ckpt_prefix
-
-# Runs the CLI's main() once per argv in one process (TF loads once).
-_DRIVER = r"""
-import contextlib, io, json, sys
-from absl import flags
-from bert_tf.cli import export_saved_model as cli
-from bert_tf.io_utils import run_cli
-cli.define_flags()
-out = []
-for argv in json.loads(sys.argv[1]):
-  flags.FLAGS.unparse_flags()
-  flags.FLAGS(["export_saved_model"] + argv)
-  err = io.StringIO()
-  code = 0
-  with contextlib.redirect_stderr(err):
-    try:
-      run_cli(cli.main)([])
-    except SystemExit as e:
-      code = e.code
-  out.append([code, err.getvalue()])
-print(json.dumps(out))
-"""
+from tests.helpers.checkpoints import ckpt_prefix
+from tests.helpers.cli import run_mains
 
 VOCAB = "--vocab_file=%s" % (FIXTURES / "encoder" / "vocab_small.txt")
 CKPT_A = "--checkpoint=%s" % ckpt_prefix("ckpt_a")
 CKPT_B = "--checkpoint=%s" % ckpt_prefix("ckpt_b")
 SHORT = "--max_seq_length=32"
-
-
-def _run_mains(argvs):
-  env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
-  result = subprocess.run([sys.executable, "-c", _DRIVER, json.dumps(argvs)],
-                          cwd=REPO, env=env, capture_output=True, text=True,
-                          timeout=300, check=False)
-  assert result.returncode == 0, result.stderr[-3000:]
-  return json.loads(result.stdout.splitlines()[-1])
 
 
 def test_errors(tmp_path):
@@ -84,8 +48,9 @@ def test_errors(tmp_path):
        "needs one of --labels and --labels_file"),
       (["--task=ner", "--labels=O,PER", CKPT_A, VOCAB, out, SHORT],
        "labels O,PER: need distinct IOB2 tags"),
+      # The command's range check (flag_ranges.RANGES) answers first.
       (["--task=ner", "--labels=O,B-X,I-X", "--lstm_units=0", CKPT_A, VOCAB,
-        out, SHORT], "--lstm_units=0: must be positive"),
+        out, SHORT], "--lstm_units=0 must be >= 1"),
       (["--task=ner", "--labels_file=%s" % (tmp_path / "none.txt"), CKPT_A,
         VOCAB, out, SHORT], "--labels_file=%s" % (tmp_path / "none.txt")),
       (["--task=ner", "--labels=O,B-X,I-X", CKPT_A, VOCAB, out, SHORT],
@@ -95,7 +60,8 @@ def test_errors(tmp_path):
       (["--task=multiple_choice", "--labels=a,b", CKPT_A, VOCAB, out, SHORT],
        "--labels is not an option of --task=multiple_choice"),
   ]
-  results = _run_mains([argv for argv, _ in cases])
+  results, _ = run_mains("bert_tf.export_saved_model",
+                         [argv for argv, _ in cases])
   for (argv, message), (code, stderr) in zip(cases, results):
     lines = [l for l in stderr.splitlines() if l.startswith("ERROR: ")]
     assert code == 1 and len(lines) == 1, (argv, stderr[-1000:])

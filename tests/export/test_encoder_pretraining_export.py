@@ -13,7 +13,7 @@ from bert_tf.tokenizers import tokenization
 from tests.conftest import FIXTURES
 from tests.export.standalone import export
 from tests.export.standalone import serve
-from tests.modeling.test_common import ckpt_prefix
+from tests.helpers.checkpoints import ckpt_prefix
 
 VOCAB = str(FIXTURES / "encoder" / "vocab_small.txt")
 CONFIG = BertConfig.from_json_file(

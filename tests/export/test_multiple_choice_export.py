@@ -16,7 +16,7 @@ from tests.conftest import REPO
 from tests.export.standalone import export
 from tests.export.standalone import raw_bytes
 from tests.export.standalone import serve
-from tests.modeling.test_common import ckpt_prefix
+from tests.helpers.checkpoints import ckpt_prefix
 
 ENCODER = FIXTURES / "encoder"
 CONFIG_B = str(ENCODER / "ckpt_b" / "bert_config.json")

@@ -17,7 +17,7 @@ from bert_tf.io_utils import InputError
 from bert_tf.modeling.bert_config import BertConfig
 from tests.conftest import FIXTURES
 from tests.conftest import REPO
-from tests.modeling.test_common import ckpt_prefix
+from tests.helpers.checkpoints import ckpt_prefix
 
 VOCAB = str(FIXTURES / "encoder" / "vocab_small.txt")
 PAIRS = [("Who won?", "Denver"), ("", ""), ("Café au lait", "x y z"),

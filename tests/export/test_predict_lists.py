@@ -8,7 +8,6 @@ import json
 import pytest
 import tensorflow as tf
 
-from bert_tf.checkpoints import checkpoint_io
 from bert_tf.cli.predict import predict
 from bert_tf.export.multiple_choice import MultipleChoiceExporter
 from bert_tf.export.ner import NerExporter
@@ -17,7 +16,7 @@ from bert_tf.modeling.bert_config import BertConfig
 from bert_tf.tasks.multiple_choice import MultipleChoiceModel
 from bert_tf.tasks.tagging import TaggingModel
 from tests.conftest import FIXTURES
-from tests.modeling.test_common import ckpt_prefix
+from tests.helpers.checkpoints import with_heads
 
 VOCAB = str(FIXTURES / "encoder" / "vocab_small.txt")
 CONFIG = BertConfig.from_json_file(
@@ -28,10 +27,7 @@ TEXTS = ["Anna met Mary Jones in Paris .", "", "rain", "a b c d e f g h i j"]
 
 def _export(tmp_path, name, model, cls, **options):
   """ckpt_a's encoder + `model`'s random head, exported by `cls`."""
-  checkpoint_io.init_from_checkpoint(ckpt_prefix("ckpt_a"),
-                                     model.tf1_variables())
-  prefix = checkpoint_io.save_tf1_checkpoint(
-      str(tmp_path / name / "bert_model.ckpt"), model.tf1_variables())
+  prefix = with_heads(tmp_path / name, "ckpt_a", model)
   exporter = cls(CONFIG, VOCAB, True, 8, options)
   exporter.restore(prefix)
   return exporter.save(str(tmp_path / (name + "_sm")))

@@ -6,14 +6,12 @@ the README response's form."""
 import json
 import re
 
-from bert_tf.checkpoints import checkpoint_io
 from bert_tf.export.classifier import ClassifierExporter
 from bert_tf.modeling.bert_config import BertConfig
 from bert_tf.tasks.classification import ClassifierModel
 from tests.conftest import FIXTURES
 from tests.conftest import REPO
 from tests.export.standalone import serve
-from tests.modeling.test_common import ckpt_prefix
 
 
 def _readme_json(marker):
@@ -24,18 +22,13 @@ def _readme_json(marker):
   return json.loads(match.group(1))
 
 
-def test_readme_rest_example(tmp_path):
+def test_readme_rest_example(tmp_path, head_checkpoint):
   request, response = _readme_json("rest-request"), _readme_json(
       "rest-response")
   config = BertConfig.from_json_file(
       str(FIXTURES / "encoder" / "ckpt_b" / "bert_config.json"))
   # ckpt_b's encoder + a 2-label head: an MRPC-shaped model.
-  model = ClassifierModel(config, 2)
-  checkpoint_io.init_from_checkpoint(ckpt_prefix("ckpt_b"),
-                                     model.tf1_variables())
-  prefix = checkpoint_io.save_tf1_checkpoint(str(tmp_path / "ckpt" /
-                                                 "bert_model.ckpt"),
-                                             model.tf1_variables())
+  _, prefix = head_checkpoint("ckpt_b", ClassifierModel, 2)
   vocab = str(FIXTURES / "encoder" / "vocab_small.txt")
   exporter = ClassifierExporter(config, vocab, True, 128,
                                 {"task_name": "mrpc"})

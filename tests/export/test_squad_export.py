@@ -20,7 +20,7 @@ from tests.conftest import FIXTURES
 from tests.conftest import REPO
 from tests.export.standalone import export
 from tests.export.standalone import serve
-from tests.modeling.test_common import ckpt_prefix
+from tests.helpers.checkpoints import ckpt_prefix
 
 ENCODER = FIXTURES / "encoder"
 # Short windows, so most contexts take several (stride 32 over 64 tokens).

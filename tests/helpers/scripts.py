@@ -1,51 +1,113 @@
-"""Drives a run_*.py script's main() in-process for flag and input tests.
+"""Tiny runs of the run_*.py scripts: the arguments and data the script and
+hostile tests share, and `start_run` to launch one.
+
+Every run uses the original tiny checkpoints (tests/helpers/checkpoints.py)
+and fixture data, so it trains for seconds.
 
 Example:
-    outcomes, defaults = run_mains("run_squad", [["--do_train"], []])
-    code, stderr = outcomes[0]
+    process = start_run("run_ner.py", tmp_path, *NER_TRAIN)
+    kill_after_first_checkpoint(process, tmp_path)
 """
 
+import gzip
 import json
-import os
-import subprocess
-import sys
+import random
 
-from tests.conftest import REPO
+from tests.conftest import FIXTURES
+from tests.helpers import processes
+from tests.helpers.checkpoints import ckpt_prefix
+from tests.helpers.checkpoints import config_file
+from tests.helpers.checkpoints import VOCAB
 
-# Runs main() once per argv in one process (TF loads once), through the
-# same wrapper as the command line (flag ranges, one-line errors); prints
-# [exit code, stderr] of each and the flag defaults.
-_DRIVER = r"""
-import contextlib, importlib, io, json, sys
-from absl import flags
-from bert_tf.cli.app import guarded
-script = importlib.import_module(sys.argv[1])
-out = []
-for argv in json.loads(sys.argv[2]):
-  flags.FLAGS.unparse_flags()
-  flags.FLAGS([sys.argv[1] + ".py"] + argv)
-  err = io.StringIO()
-  code = 0
-  with contextlib.redirect_stderr(err):
-    try:
-      guarded(script.main)([])
-    except SystemExit as e:
-      code = e.code
-  out.append([code, err.getvalue()])
-defaults = {name: flags.FLAGS[name].default for name in flags.FLAGS}
-print(json.dumps([out, defaults]))
-"""
+GLUE = FIXTURES / "glue"
+NER_DATA = FIXTURES / "ner"
+SWAG = FIXTURES / "swag"
+
+# The arguments each script gets before a test's own.
+SQUAD = ["--vocab_file=%s" % VOCAB, "--init_checkpoint=%s" % ckpt_prefix(
+    "ckpt_b"), "--bert_config_file=%s" % config_file("ckpt_b"),
+         "--max_seq_length=64", "--doc_stride=32", "--max_query_length=16"]
+NER = ["--vocab_file=%s" % VOCAB, "--max_seq_length=32", "--noprogress"]
+CKPT_A = ["--bert_config_file=%s" % config_file("ckpt_a"),
+          "--init_checkpoint=%s" % ckpt_prefix("ckpt_a")]
+MC = ["--vocab_file=%s" % VOCAB, "--max_seq_length=24",
+                   "--bert_config_file=%s" % config_file("ckpt_b")]
+_BASE = {"run_squad.py": SQUAD, "run_ner.py": NER + CKPT_A,
+         "run_multiple_choice.py": MC}
+
+# 8 sentences -> 11 windows (document context, 30 pieces each): 11 / 2 * 4
+# = 22 steps.
+NER_TRAIN = ["--data_dir=%s" % NER_DATA, "--do_train", "--do_eval",
+             "--do_predict", "--deterministic", "--document_context",
+             "--num_frozen_layers=1", "--train_batch_size=2",
+             "--num_train_epochs=4", "--learning_rate=1e-3",
+             "--save_checkpoints_steps=5", "--iterations_per_loop=5"]
+NER_STEPS = 22
+# 8 training examples / batch 2 * 50 epochs = 200 steps.
+MC_TRAIN = [
+    "--data_dir=%s" % SWAG, "--init_checkpoint=%s" % ckpt_prefix("ckpt_b"),
+    "--do_train", "--do_eval", "--do_predict", "--deterministic",
+    "--train_batch_size=2", "--num_train_epochs=50", "--learning_rate=1e-3",
+    "--save_checkpoints_steps=5", "--iterations_per_loop=5",
+    "--eval_batch_size=2"]
+MC_STEPS = 200
+# run_classifier on `write_flipped_data`: 32 rows, batch 8, 20 epochs: 80
+# steps planned, an evaluation every 10.
+CLASSIFIER_EVAL = [
+    "--task_name=tsv", "--text_a_column=0", "--label_column=1",
+    "--labels=neg,pos", "--vocab_file=%s" % VOCAB,
+    "--bert_config_file=%s" % config_file("ckpt_b"),
+    "--init_checkpoint=%s" % ckpt_prefix("ckpt_b"), "--max_seq_length=16",
+    "--do_train", "--train_batch_size=8", "--num_train_epochs=20",
+    "--learning_rate=1e-3", "--save_checkpoints_steps=0",
+    "--iterations_per_loop=10", "--deterministic", "--noprogress",
+    "--eval_every_steps=10", "--best_metric=eval_loss", "--best_mode=min",
+    "--early_stopping_patience=2"]
 
 
-def run_mains(script, argvs):
-  """Runs `script.main` (e.g. "run_squad") once per argv in a fresh process.
+def start_run(script, output_dir, *args):
+  """`python script --output_dir=... --noprogress <its base args> args...`
+  in the background (see tests/helpers/processes.py to finish or kill it)."""
+  return processes.start(script, "--output_dir=%s" % output_dir,
+                         "--noprogress", *_BASE.get(script, []), *args)
 
-  Returns:
-    ([[exit code, stderr], ...] in argv order, {flag name: default}).
-  """
-  env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
-  result = subprocess.run(
-      [sys.executable, "-c", _DRIVER, script, json.dumps(argvs)], cwd=REPO,
-      env=env, capture_output=True, text=True, timeout=120, check=False)
-  assert result.returncode == 0, result.stderr[-3000:]
-  return json.loads(result.stdout.splitlines()[-1])
+
+def classifier_args(output_dir, data_dir=GLUE / "MRPC", task="MRPC",
+                    config=config_file("ckpt_b")):
+  """run_classifier flags for a few steps of the tiny model."""
+  return ["--task_name=%s" % task, "--data_dir=%s" % data_dir,
+          "--vocab_file=%s" % VOCAB, "--bert_config_file=%s" % config,
+          "--max_seq_length=32", "--train_batch_size=2",
+          "--num_train_epochs=1", "--save_checkpoints_steps=0",
+          "--output_dir=%s" % output_dir, "--noprogress"]
+
+
+def squad_slice(folder, name, paragraphs):
+  """The first `paragraphs` paragraphs of a golden SQuAD input, as JSON."""
+  data = json.load(gzip.open(FIXTURES / "squad" / (name + ".json.gz")))
+  article = data["data"][0]
+  article["paragraphs"] = article["paragraphs"][:paragraphs]
+  path = folder / (name + "_slice.json")
+  path.write_text(json.dumps({"version": data["version"], "data": [article]}))
+  return str(path)
+
+
+def write_flipped_data(folder):
+  """train: "good" -> pos, "bad" -> neg; dev: the same rows, flipped (the
+  better the model learns train, the worse its dev loss: the best checkpoint
+  comes early)."""
+  rng = random.Random(0)
+  words = "the a man woman dog city house car day night".split()
+  rows = []
+  for i in range(32):
+    label = ("neg", "pos")[i % 2]
+    text = rng.sample(words, 4)
+    text.insert(rng.randrange(5), {"neg": "bad", "pos": "good"}[label])
+    rows.append((" ".join(text), label))
+  flip = {"neg": "pos", "pos": "neg"}
+  (folder / "train.tsv").write_text("".join("%s\t%s\n" % r for r in rows))
+  (folder / "dev.tsv").write_text("".join(
+      "%s\t%s\n" % (text, flip[label]) for text, label in rows[:8]))
+  (folder / "test.tsv").write_text("".join(
+      "%s\t%s\n" % row for row in rows[8:12]))
+  return folder

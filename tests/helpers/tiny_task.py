@@ -1,6 +1,6 @@
 """A tiny task model for the engine tests, and a subprocess entry point.
 
-`python -m tests.training.test_support mirrored OUT.npz` splits the CPU into
+`python -m tests.helpers.tiny_task mirrored OUT.npz` splits the CPU into
 two logical devices (must happen before TF initialises, hence a fresh
 process) and trains the same model single-device and mirrored;
 `... worker OUT.npz` trains under MultiWorkerMirroredStrategy from TF_CONFIG.

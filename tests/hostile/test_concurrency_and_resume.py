@@ -16,8 +16,8 @@ import sys
 import time
 
 from tests.conftest import REPO
-from tests.scripts import test_eval_during_training as evaltest
-from tests.scripts.test_eval_during_training import flipped_data  # pylint: disable=unused-import
+from tests.helpers.processes import run
+from tests.helpers.scripts import CLASSIFIER_EVAL
 
 _SCRIPTS = ("run_classifier.py", "run_squad.py", "run_pretraining.py",
             "run_ner.py", "run_multiple_choice.py")
@@ -25,13 +25,6 @@ _SCRIPTS = ("run_classifier.py", "run_squad.py", "run_pretraining.py",
 _HOLDER = ("import sys, time; from bert_tf.io_utils import make_output_dir; "
            "make_output_dir(sys.argv[1]); print('locked', flush=True); "
            "time.sleep(600)")
-
-
-def _run(args):
-  env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
-  return subprocess.run([sys.executable] + args, cwd=REPO, env=env,
-                        capture_output=True, text=True, timeout=300,
-                        check=False)
 
 
 def _one_error_line(stderr):
@@ -53,9 +46,9 @@ def test_a_second_run_on_a_locked_output_dir_fails_naming_the_holder(
   holder = _hold(folder)
   try:
     # The other scripts take the lock through the same call (next test).
-    result = _run(["run_classifier.py", "--output_dir=%s" % folder,
+    result = run(["run_classifier.py", "--output_dir=%s" % folder,
                    "--data_dir=%s" % flipped_data] +
-                  [a for a in evaltest.CLASSIFIER if not a.startswith(
+                  [a for a in CLASSIFIER_EVAL if not a.startswith(
                       ("--eval_every", "--best", "--early"))])
     assert result.returncode == 1
     line = _one_error_line(result.stderr)
@@ -68,9 +61,9 @@ def test_a_second_run_on_a_locked_output_dir_fails_naming_the_holder(
     holder.send_signal(signal.SIGKILL)
     holder.wait()
   # kill -9 released it: the next run takes the lock and trains.
-  result = _run(["run_classifier.py", "--output_dir=%s" % folder,
+  result = run(["run_classifier.py", "--output_dir=%s" % folder,
                  "--data_dir=%s" % flipped_data, "--num_train_epochs=1"] +
-                [a for a in evaltest.CLASSIFIER if not a.startswith(
+                [a for a in CLASSIFIER_EVAL if not a.startswith(
                     ("--eval_every", "--best", "--early", "--num_train"))])
   assert result.returncode == 0, result.stderr[-3000:]
   assert (folder / "ckpt-4.index").exists()
@@ -92,18 +85,18 @@ def _damage(path):
 def test_resume_from_a_damaged_checkpoint(tmp_path, flipped_data):
   args = ["--data_dir=%s" % flipped_data, "--do_eval", "--eval_batch_size=8",
           "--save_checkpoints_steps=4", "--num_train_epochs=2"] + [
-              a for a in evaltest.CLASSIFIER if not a.startswith(
+              a for a in CLASSIFIER_EVAL if not a.startswith(
                   ("--eval_every", "--best", "--early", "--num_train",
                    "--save_checkpoints"))]
   clean, damaged = tmp_path / "clean", tmp_path / "damaged"
-  result = _run(["run_classifier.py", "--output_dir=%s" % clean] + args)
+  result = run(["run_classifier.py", "--output_dir=%s" % clean] + args)
   assert result.returncode == 0, result.stderr[-3000:]
   shutil.copytree(clean, damaged)  # --deterministic: as a second run
   # 32 examples * 2 epochs / batch 8 = 8 steps: ckpt-4 and ckpt-8. Damage the latest and
   # drop the results: the rerun must train steps 5-8 again from ckpt-4.
   _damage(damaged / "ckpt-8.data-00000-of-00001")
   os.remove(damaged / "eval_results.txt")
-  result = _run(["run_classifier.py", "--output_dir=%s" % damaged] + args)
+  result = run(["run_classifier.py", "--output_dir=%s" % damaged] + args)
   assert result.returncode == 0, result.stderr[-3000:]
   assert "Checkpoint %s is unreadable" % (damaged / "ckpt-8") in result.stderr
   assert "Resuming from checkpoint %s" % (damaged / "ckpt-4") in result.stderr
@@ -114,7 +107,7 @@ def test_resume_from_a_damaged_checkpoint(tmp_path, flipped_data):
   for path in damaged.glob("ckpt-*.data-*"):
     _damage(path)
   start = time.time()
-  result = _run(["run_classifier.py", "--output_dir=%s" % damaged] + args)
+  result = run(["run_classifier.py", "--output_dir=%s" % damaged] + args)
   assert result.returncode == 1
   line = _one_error_line(result.stderr)
   assert line.startswith("ERROR: %s: no intact checkpoint to resume from" %

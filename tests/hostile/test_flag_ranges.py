@@ -7,12 +7,12 @@ import math
 import pytest
 
 from bert_tf.cli import flag_ranges
-from tests.hostile.harness import assert_one_error
-from tests.hostile.harness import ENTRY_POINTS
-from tests.hostile.harness import numeric_flags
-from tests.hostile.harness import run_cases
-from tests.hostile.harness import run_command
-from tests.hostile.harness import VOCAB
+from tests.helpers.checkpoints import VOCAB
+from tests.helpers.cli import assert_one_error
+from tests.helpers.cli import ENTRY_POINTS
+from tests.helpers.cli import numeric_flags
+from tests.helpers.cli import run_cases
+from tests.helpers.processes import run_command
 
 
 def test_every_numeric_flag_of_every_entry_point_has_a_range():

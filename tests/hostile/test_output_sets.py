@@ -9,10 +9,11 @@ import pytest
 from bert_tf.io_utils import atomic_output
 from bert_tf.io_utils import InputError
 from bert_tf.io_utils import output_set
-from tests.hostile.test_concurrency_and_resume import _run
-from tests.scripts import test_eval_during_training as evaltest
-from tests.scripts import test_run_ner as ner_test
-from tests.scripts.test_eval_during_training import flipped_data  # pylint: disable=unused-import
+from tests.helpers.processes import finish
+from tests.helpers.processes import run
+from tests.helpers.scripts import CLASSIFIER_EVAL
+from tests.helpers.scripts import NER_DATA
+from tests.helpers.scripts import start_run
 
 _SET = ("raw.jsonl", "predictions.json", "eval.json")
 
@@ -52,17 +53,18 @@ def test_a_failed_set_leaves_the_older_one_untouched(tmp_path):
 
 def test_run_ner_never_keeps_results_of_other_predictions(tmp_path):
   # Labelled test file: test_predictions.txt + test_results.txt.
-  process = ner_test._start(tmp_path, "--data_dir=%s" % ner_test.NER,
-                            "--do_predict", "--labels=O,B-PER,I-PER,B-LOC,"
-                            "I-LOC,B-ORG,I-ORG,B-MISC,I-MISC")
-  ner_test._finish(process)
+  process = start_run("run_ner.py", tmp_path, "--data_dir=%s" % NER_DATA,
+                      "--do_predict", "--labels=O,B-PER,I-PER,B-LOC,"
+                      "I-LOC,B-ORG,I-ORG,B-MISC,I-MISC")
+  finish(process)
   assert (tmp_path / "test_results.txt").exists()
   # Words only: the old scores would describe predictions no longer there.
-  process = ner_test._start(
-      tmp_path, "--predict_file=%s" % (ner_test.NER / "test_words.txt"),
+  process = start_run(
+      "run_ner.py", tmp_path, "--predict_file=%s" % (NER_DATA /
+                                                     "test_words.txt"),
       "--do_predict", "--labels=O,B-PER,I-PER,B-LOC,I-LOC,B-ORG,I-ORG,"
       "B-MISC,I-MISC")
-  ner_test._finish(process)
+  finish(process)
   assert (tmp_path / "test_predictions.txt").exists()
   assert not (tmp_path / "test_results.txt").exists()
 
@@ -78,9 +80,9 @@ def test_a_killed_runs_temp_files_are_cleaned_at_the_next_start(
   (folder / "ckpt-4_temp").mkdir()
   (folder / "ckpt-4_temp" / "part-00000-of-00001").write_text("half")
   (folder / "notes.tmp").write_text("the user's")
-  result = _run(["run_classifier.py", "--output_dir=%s" % folder,
+  result = run(["run_classifier.py", "--output_dir=%s" % folder,
                  "--data_dir=%s" % flipped_data, "--num_train_epochs=1"] +
-                [a for a in evaltest.CLASSIFIER if not a.startswith(
+                [a for a in CLASSIFIER_EVAL if not a.startswith(
                     ("--eval_every", "--best", "--early", "--num_train"))])
   assert result.returncode == 0, result.stderr[-3000:]
   names = os.listdir(folder)

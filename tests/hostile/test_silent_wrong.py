@@ -8,6 +8,7 @@ import json
 import os
 import shutil
 
+from bert_tf.tokenizers import tokenization
 from data_prep.multiple_choice import examples as mc_examples
 from data_prep.multiple_choice import features as mc_features
 from data_prep.ner import conll
@@ -16,16 +17,15 @@ from data_prep.ner.records import write_windows
 from data_prep.squad import postprocess
 from data_prep.squad.example import read_squad_examples
 from data_prep.squad.features import convert_examples_to_features
-from bert_tf.tokenizers import tokenization
 from tests.conftest import FIXTURES
 from tests.conftest import REPO
-from tests.hostile.harness import assert_one_error
-from tests.hostile.harness import CKPT
-from tests.hostile.harness import classifier_args
-from tests.hostile.harness import GLUE
-from tests.hostile.harness import run_cases
-from tests.hostile.harness import VOCAB
-from tests.hostile.harness import write_config
+from tests.helpers.checkpoints import CKPT
+from tests.helpers.checkpoints import VOCAB
+from tests.helpers.checkpoints import write_config
+from tests.helpers.cli import assert_one_error
+from tests.helpers.cli import run_cases
+from tests.helpers.scripts import classifier_args
+from tests.helpers.scripts import GLUE
 
 EXTRACT_INPUT = FIXTURES / "encoder" / "extract_input.txt"
 SAMPLE_TEXT = REPO / "examples" / "data" / "sample_text.txt"

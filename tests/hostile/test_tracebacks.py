@@ -14,14 +14,14 @@ import pytest
 from bert_tf.io_utils import error_line
 from tests.conftest import FIXTURES
 from tests.conftest import REPO
-from tests.hostile.harness import assert_one_error
-from tests.hostile.harness import CKPT
-from tests.hostile.harness import classifier_args
-from tests.hostile.harness import GLUE
-from tests.hostile.harness import run_cases
-from tests.hostile.harness import TINY_CONFIG
-from tests.hostile.harness import VOCAB
-from tests.hostile.harness import write_config
+from tests.helpers.checkpoints import CKPT
+from tests.helpers.checkpoints import TINY_CONFIG
+from tests.helpers.checkpoints import VOCAB
+from tests.helpers.checkpoints import write_config
+from tests.helpers.cli import assert_one_error
+from tests.helpers.cli import run_cases
+from tests.helpers.scripts import classifier_args
+from tests.helpers.scripts import GLUE
 
 
 @contextlib.contextmanager

@@ -4,13 +4,13 @@ first unknown word or mid-training; likely mismatches are warned about."""
 
 from tests.conftest import FIXTURES
 from tests.conftest import REPO
-from tests.hostile.harness import assert_one_error
-from tests.hostile.harness import CKPT
-from tests.hostile.harness import classifier_args
-from tests.hostile.harness import GLUE
-from tests.hostile.harness import run_cases
-from tests.hostile.harness import VOCAB
-from tests.hostile.harness import write_config
+from tests.helpers.checkpoints import CKPT
+from tests.helpers.checkpoints import VOCAB
+from tests.helpers.checkpoints import write_config
+from tests.helpers.cli import assert_one_error
+from tests.helpers.cli import run_cases
+from tests.helpers.scripts import classifier_args
+from tests.helpers.scripts import GLUE
 
 SAMPLE_TEXT = REPO / "examples" / "data" / "sample_text.txt"
 SQUAD = FIXTURES / "squad"

@@ -4,9 +4,9 @@ import json
 
 import pytest
 
+from bert_tf.io_utils import InputError
 from bert_tf.modeling.activations import get_activation
 from bert_tf.modeling.bert_config import BertConfig
-from bert_tf.io_utils import InputError
 
 
 def test_defaults_are_the_originals():

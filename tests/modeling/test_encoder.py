@@ -7,14 +7,14 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
+from bert_tf.io_utils import InputError
 from bert_tf.modeling.activations import gelu
 from bert_tf.modeling.activations import gelu_exact
 from bert_tf.modeling.bert_config import BertConfig
 from bert_tf.modeling.bert_encoder import BertEncoder
-from bert_tf.io_utils import InputError
-from tests.modeling.test_common import ENCODER_DIR
-from tests.modeling.test_common import golden_inputs
-from tests.modeling.test_common import load_golden
+from tests.helpers.checkpoints import ENCODER_DIR
+from tests.helpers.checkpoints import golden_inputs
+from tests.helpers.checkpoints import load_golden
 
 # Tolerances from golden/README.md.
 _LOOSE = 1e-4

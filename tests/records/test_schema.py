@@ -7,7 +7,10 @@ import tensorflow as tf
 
 from bert_tf.records import example_bytes as eb
 from bert_tf.records import task_schemas
-from bert_tf.records.schema import FLOAT32, INT64, Field, Schema
+from bert_tf.records.schema import Field
+from bert_tf.records.schema import FLOAT32
+from bert_tf.records.schema import INT64
+from bert_tf.records.schema import Schema
 from bert_tf.records.tfrecord_file import tfrecord_writer
 
 SCHEMA = Schema([Field("ids", INT64, 4), Field("id", INT64),

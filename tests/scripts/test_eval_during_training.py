@@ -8,12 +8,7 @@ holds the training sentences with flipped labels, so the better the model
 learns the training set, the worse its dev loss gets (after a plateau)."""
 
 import json
-import os
-import random
-import signal
-import subprocess
-import sys
-import time
+import pathlib
 
 import numpy as np
 import pytest
@@ -23,60 +18,16 @@ from bert_tf.checkpoints import checkpoint_io
 from bert_tf.modeling.bert_config import BertConfig
 from bert_tf.tasks.classification import ClassifierModel
 from bert_tf.training import input_pipeline
-from tests.conftest import FIXTURES
-from tests.conftest import REPO
-from tests.helpers.scripts import run_mains
-from tests.modeling.test_common import ckpt_prefix
-from tests.scripts import test_run_squad as squad_test
+from tests.helpers.checkpoints import config_file
+from tests.helpers.cli import run_mains
+from tests.helpers.processes import finish
+from tests.helpers.processes import kill_when
+from tests.helpers.scripts import CLASSIFIER_EVAL
+from tests.helpers.scripts import SQUAD
+from tests.helpers.scripts import squad_slice
+from tests.helpers.scripts import start_run
 
-ENCODER = FIXTURES / "encoder"
-CONFIG = ENCODER / "ckpt_b" / "bert_config.json"
-# 32 rows, batch 8, 20 epochs: 80 steps planned, an evaluation every 10.
-CLASSIFIER = [
-    "--task_name=tsv", "--text_a_column=0", "--label_column=1",
-    "--labels=neg,pos", "--vocab_file=%s" % (ENCODER / "vocab_small.txt"),
-    "--bert_config_file=%s" % CONFIG,
-    "--init_checkpoint=%s" % ckpt_prefix("ckpt_b"), "--max_seq_length=16",
-    "--do_train", "--train_batch_size=8", "--num_train_epochs=20",
-    "--learning_rate=1e-3", "--save_checkpoints_steps=0",
-    "--iterations_per_loop=10", "--deterministic", "--noprogress",
-    "--eval_every_steps=10", "--best_metric=eval_loss", "--best_mode=min",
-    "--early_stopping_patience=2"]
-
-
-@pytest.fixture(scope="module")
-def flipped_data(tmp_path_factory):
-  """train: "good" -> pos, "bad" -> neg; dev: the same rows, flipped."""
-  folder = tmp_path_factory.mktemp("flipped")
-  rng = random.Random(0)
-  words = "the a man woman dog city house car day night".split()
-  rows = []
-  for i in range(32):
-    label = ("neg", "pos")[i % 2]
-    text = rng.sample(words, 4)
-    text.insert(rng.randrange(5), {"neg": "bad", "pos": "good"}[label])
-    rows.append((" ".join(text), label))
-  flip = {"neg": "pos", "pos": "neg"}
-  (folder / "train.tsv").write_text("".join("%s\t%s\n" % r for r in rows))
-  (folder / "dev.tsv").write_text("".join(
-      "%s\t%s\n" % (text, flip[label]) for text, label in rows[:8]))
-  (folder / "test.tsv").write_text("".join(
-      "%s\t%s\n" % row for row in rows[8:12]))
-  return folder
-
-
-def _start(script, output_dir, *args):
-  env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
-  return subprocess.Popen(
-      [sys.executable, script, "--output_dir=%s" % output_dir] + list(args),
-      cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-      text=True)
-
-
-def _finish(process):
-  stdout, stderr = process.communicate(timeout=300)
-  assert process.returncode == 0, stderr[-3000:]
-  return stdout, stderr
+CONFIG = pathlib.Path(config_file("ckpt_b"))
 
 
 def _history(output_dir):
@@ -86,14 +37,8 @@ def _history(output_dir):
 
 def _kill_after_evaluations(process, output_dir, count):
   history = output_dir / "eval_history.jsonl"
-  deadline = time.time() + 240
-  while not history.exists() or len(
-      history.read_text().splitlines()) < count:
-    assert process.poll() is None, process.communicate()[1][-3000:]
-    assert time.time() < deadline, "no evaluation written"
-    time.sleep(0.01)
-  process.send_signal(signal.SIGKILL)
-  process.communicate()
+  kill_when(process, lambda: history.exists() and len(
+      history.read_text().splitlines()) >= count, "evaluation")
 
 
 def _checkpoint_tensors(prefix):
@@ -108,15 +53,15 @@ def _eval_results(path):
 
 
 def test_classifier_best_early_stop_kill_and_predict(tmp_path, flipped_data):
-  args = CLASSIFIER + ["--data_dir=%s" % flipped_data, "--do_eval",
+  args = CLASSIFIER_EVAL + ["--data_dir=%s" % flipped_data, "--do_eval",
                        "--do_predict", "--predict_checkpoint=best"]
   full, killed = tmp_path / "full", tmp_path / "killed"
-  full_run = _start("run_classifier.py", full, *args)
-  _kill_after_evaluations(_start("run_classifier.py", killed, *args), killed,
-                          2)
-  _, stderr = _finish(_start("run_classifier.py", killed, *args))
+  full_run = start_run("run_classifier.py", full, *args)
+  _kill_after_evaluations(start_run("run_classifier.py", killed, *args),
+                          killed, 2)
+  _, stderr = finish(start_run("run_classifier.py", killed, *args))
   assert "Resuming from checkpoint" in stderr
-  _finish(full_run)
+  finish(full_run)
 
   history = _history(full)
   steps = [h["global_step"] for h in history]
@@ -176,7 +121,7 @@ def test_classifier_best_early_stop_kill_and_predict(tmp_path, flipped_data):
 
 
 def test_squad_evaluations_equal_do_predict(tmp_path):
-  files = {"v1": squad_test._slice(tmp_path, "small_v1_first_answer", 3)}
+  files = {"v1": squad_slice(tmp_path, "small_v1_first_answer", 3)}
   # 80 questions, batch 8, 2 epochs: 20 steps, evaluated every 5.
   args = ["--do_train", "--do_predict", "--deterministic",
           "--train_file=%s" % files["v1"], "--predict_file=%s" % files["v1"],
@@ -185,7 +130,7 @@ def test_squad_evaluations_equal_do_predict(tmp_path):
           "--predict_batch_size=16", "--eval_every_steps=5",
           "--best_metric=f1"]
   out = tmp_path / "out"
-  stdout, _ = squad_test._finish(squad_test._start(out, *args))
+  stdout, _ = finish(start_run("run_squad.py", out, *args))
   history = _history(out)
   assert [h["global_step"] for h in history] == [5, 10, 15, 20]
   final = json.loads((out / "eval_results.json").read_text())
@@ -193,8 +138,8 @@ def test_squad_evaluations_equal_do_predict(tmp_path):
   assert history[-1] == dict(final, global_step=20)
   # A separate --do_predict from best/ scores what was recorded at its step.
   best = json.loads((out / "best" / "best.json").read_text())
-  squad_test._finish(squad_test._start(
-      out, "--do_predict", "--predict_file=%s" % files["v1"],
+  finish(start_run(
+      "run_squad.py",       out, "--do_predict", "--predict_file=%s" % files["v1"],
       "--predict_batch_size=16", "--predict_checkpoint=best"))
   recorded = next(h for h in history
                   if h["global_step"] == best["global_step"])
@@ -204,7 +149,7 @@ def test_squad_evaluations_equal_do_predict(tmp_path):
 
 
 def test_inconsistent_flags_are_one_line(tmp_path, flipped_data):
-  base = [a for a in CLASSIFIER if not a.startswith(
+  base = [a for a in CLASSIFIER_EVAL if not a.startswith(
       ("--eval_every", "--best_", "--early"))]
   base += ["--data_dir=%s" % flipped_data, "--output_dir=%s" % (
       tmp_path / "out")]
@@ -233,10 +178,10 @@ def test_inconsistent_flags_are_one_line(tmp_path, flipped_data):
     assert code == 1, (name, stderr)
     assert stderr.startswith("ERROR: " + message), (name, stderr)
     assert stderr.count("\n") == 1, (name, stderr)
-  squad = squad_test.COMMON + ["--output_dir=%s" % (tmp_path / "squad"),
+  squad = SQUAD + ["--output_dir=%s" % (tmp_path / "squad"),
                                "--do_train", "--eval_every_steps=5",
-                               "--train_file=%s" % squad_test._slice(
+                               "--train_file=%s" % squad_slice(
                                    tmp_path, "small_v1_first_answer", 1)]
   outcomes, _ = run_mains("run_squad", [squad])
-  assert outcomes[0] == [1, "ERROR: evaluation during training needs "
-                         "--predict_file (a dev set with answers)\n"]
+  assert outcomes[0] == (1, "ERROR: evaluation during training needs "
+                         "--predict_file (a dev set with answers)\n")

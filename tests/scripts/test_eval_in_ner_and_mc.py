@@ -9,10 +9,11 @@ import sentencepiece as spm
 import tensorflow as tf
 
 from tests.conftest import FIXTURES
+from tests.helpers.processes import finish
+from tests.helpers.scripts import MC_TRAIN
+from tests.helpers.scripts import NER_TRAIN
+from tests.helpers.scripts import start_run
 from tests.helpers.sentencepiece_model import train_model
-from tests.modeling.test_common import ckpt_prefix
-from tests.scripts import test_run_multiple_choice as mc_test
-from tests.scripts import test_run_ner as ner_test
 
 
 def _history(output_dir):
@@ -40,11 +41,11 @@ def _check_best(output_dir, metric, pick):
 
 def test_ner_eval_every_steps_and_best_checkpoint(tmp_path):
   # 22 steps, an evaluation every 5 and at the end; best = lowest dev loss.
-  process = ner_test._start(
-      tmp_path, *ner_test.TRAIN_ARGS, "--eval_every_steps=5",
+  process = start_run(
+      "run_ner.py", tmp_path, *NER_TRAIN, "--eval_every_steps=5",
       "--best_metric=eval_loss", "--best_mode=min",
       "--predict_checkpoint=best")
-  ner_test._finish(process)
+  finish(process)
   history = _check_best(tmp_path, "eval_loss", min)
   assert [h["global_step"] for h in history] == [5, 10, 15, 20, 22]
   assert {"eval_f1", "eval_precision", "eval_recall"} <= set(history[0])
@@ -56,11 +57,11 @@ def test_multiple_choice_early_stopping_and_best_checkpoint(tmp_path):
   # The dev loss falls as the model learns, so with --best_mode=max it
   # stalls after the first evaluation: patience 2 ends training at the
   # third of 20 planned evaluations (200 steps).
-  process = mc_test._start(
-      tmp_path, *mc_test.TRAIN_ARGS, "--eval_every_steps=10",
+  process = start_run(
+      "run_multiple_choice.py", tmp_path, *MC_TRAIN, "--eval_every_steps=10",
       "--best_metric=eval_loss", "--best_mode=max",
       "--early_stopping_patience=2", "--predict_checkpoint=best")
-  mc_test._finish(process)
+  finish(process)
   history = _check_best(tmp_path, "eval_loss", max)
   steps = [h["global_step"] for h in history]
   assert steps == [10, 20, 30]
@@ -88,12 +89,13 @@ def test_sentencepiece_in_ner_and_multiple_choice(tmp_path):
               "--bert_config_file=%s" % config, "--init_checkpoint=",
               "--do_train", "--train_batch_size=4",
               "--num_train_epochs=1", "--save_checkpoints_steps=0"]
-  ner = ner_test._start(tmp_path / "ner", "--data_dir=%s" %
-                        (FIXTURES / "ner"), "--do_predict", *spm_args)
-  mc = mc_test._start(tmp_path / "mc", "--data_dir=%s" % (FIXTURES / "swag"),
-                      "--do_predict", *spm_args)
-  ner_test._finish(ner)
-  mc_test._finish(mc)
+  ner = start_run("run_ner.py", tmp_path / "ner", "--data_dir=%s" %
+                  (FIXTURES / "ner"), "--do_predict", *spm_args)
+  mc = start_run("run_multiple_choice.py", tmp_path / "mc",
+                 "--data_dir=%s" % (FIXTURES / "swag"), "--do_predict",
+                 *spm_args)
+  finish(ner)
+  finish(mc)
   # The first training window starts with [CLS] and SentencePiece pieces.
   spec = {"input_ids": tf.io.FixedLenFeature([32], tf.int64)}
   record = tf.io.parse_single_example(next(iter(tf.data.TFRecordDataset(

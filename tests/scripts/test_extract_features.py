@@ -1,7 +1,6 @@
 """extract_features.py: the original JSON-lines shape, truncation, errors."""
 
 import json
-import os
 import subprocess
 import sys
 
@@ -10,10 +9,10 @@ import pytest
 
 from bert_tf.io_utils import InputError
 from data_prep.extract_features.examples import read_examples
-from tests.modeling.test_common import ckpt_prefix
-from tests.modeling.test_common import ENCODER_DIR
-from tests.modeling.test_common import load_golden
 from tests import conftest
+from tests.helpers.checkpoints import ckpt_prefix
+from tests.helpers.checkpoints import ENCODER_DIR
+from tests.helpers.checkpoints import load_golden
 
 REPO = str(conftest.REPO)
 INPUT = str(ENCODER_DIR / "extract_input.txt")

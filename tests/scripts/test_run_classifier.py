@@ -3,9 +3,6 @@
 rows; plus its result files and one-line input errors."""
 
 import math
-import os
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -20,10 +17,10 @@ from bert_tf.tasks.classifier_results import prediction_lines
 from bert_tf.io_utils import InputError
 from bert_tf.cli.script_runner import train_steps
 from tests.conftest import FIXTURES
-from tests.conftest import REPO
-from tests.helpers.scripts import run_mains
-from tests.modeling.test_common import ckpt_prefix
-from tests.modeling.test_common import load_golden
+from tests.helpers.cli import run_mains
+from tests.helpers.checkpoints import ckpt_prefix
+from tests.helpers.checkpoints import load_golden
+from tests.helpers.processes import run
 
 ENCODER = FIXTURES / "encoder"
 GLUE = FIXTURES / "glue"
@@ -45,11 +42,8 @@ ORIGINAL_DEFAULTS = {
 
 
 def _run(tmp_path, *args):
-  env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
-  result = subprocess.run(
-      [sys.executable, "run_classifier.py", "--output_dir=%s" % tmp_path]
-      + COMMON + list(args), cwd=REPO, env=env, capture_output=True,
-      text=True, timeout=300, check=False)
+  result = run(["run_classifier.py", "--output_dir=%s" % tmp_path] + COMMON +
+               list(args))
   assert result.returncode == 0, result.stderr[-3000:]
   return result
 

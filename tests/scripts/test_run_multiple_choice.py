@@ -4,37 +4,21 @@ H=32): kill -9 after the first checkpoint and resume to the outputs of an
 uninterrupted run, test probabilities recomputed from the final checkpoint,
 one-line input errors, the paper's SWAG defaults."""
 
-import os
-import signal
-import subprocess
-import sys
-import time
-
 import numpy as np
 import pytest
 import tensorflow as tf
 
-from bert_tf.modeling.bert_config import BertConfig
 from bert_tf.records.task_schemas import multiple_choice_schema
 from bert_tf.tasks.multiple_choice import MultipleChoiceModel
 from bert_tf.training import input_pipeline
-from tests.conftest import FIXTURES
-from tests.conftest import REPO
-from tests.helpers.scripts import run_mains
-from tests.modeling.test_common import ckpt_prefix
-
-ENCODER = FIXTURES / "encoder"
-CONFIG = ENCODER / "ckpt_b" / "bert_config.json"
-COMMON = ["--vocab_file=%s" % (ENCODER / "vocab_small.txt"),
-          "--bert_config_file=%s" % CONFIG, "--max_seq_length=24"]
-# 8 training examples / batch 2 * 50 epochs = 200 steps.
-TRAIN_ARGS = ["--data_dir=%s" % (FIXTURES / "swag"),
-              "--init_checkpoint=%s" % ckpt_prefix("ckpt_b"),
-              "--do_train", "--do_eval", "--do_predict", "--deterministic",
-              "--train_batch_size=2", "--num_train_epochs=50",
-              "--learning_rate=1e-3", "--save_checkpoints_steps=5",
-              "--iterations_per_loop=5", "--eval_batch_size=2"]
-NUM_STEPS = 200
+from tests.helpers.checkpoints import config_of
+from tests.helpers.cli import run_mains
+from tests.helpers.processes import finish
+from tests.helpers.processes import kill_after_first_checkpoint
+from tests.helpers.scripts import MC
+from tests.helpers.scripts import MC_STEPS
+from tests.helpers.scripts import MC_TRAIN
+from tests.helpers.scripts import start_run
 
 DEFAULTS = {
     "data_dir": None, "bert_config_file": None, "vocab_file": None,
@@ -47,33 +31,11 @@ DEFAULTS = {
 
 
 def _start(output_dir, *args):
-  env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
-  return subprocess.Popen(
-      [sys.executable, "run_multiple_choice.py", "--noprogress",
-       "--output_dir=%s" % output_dir] + COMMON + list(args), cwd=REPO,
-      env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-
-
-def _finish(process):
-  _, stderr = process.communicate(timeout=300)
-  assert process.returncode == 0, stderr[-3000:]
-  return stderr
-
-
-def _kill_after_first_checkpoint(process, output_dir):
-  state = output_dir / "checkpoint"
-  deadline = time.time() + 240
-  while not state.exists():
-    assert process.poll() is None, process.communicate()[1][-3000:]
-    assert time.time() < deadline, "no checkpoint written"
-    time.sleep(0.005)
-  process.send_signal(signal.SIGKILL)
-  process.communicate()
-  return tf.train.latest_checkpoint(str(output_dir))
+  return start_run("run_multiple_choice.py", output_dir, *args)
 
 
 def _variables(output_dir):
-  reader = tf.train.load_checkpoint(str(output_dir / ("ckpt-%d" % NUM_STEPS)))
+  reader = tf.train.load_checkpoint(str(output_dir / ("ckpt-%d" % MC_STEPS)))
   return {n: reader.get_tensor(n) for n in reader.get_variable_to_shape_map()
           if n.startswith(("model/", "optimizer/"))}
 
@@ -81,9 +43,9 @@ def _variables(output_dir):
 def _probabilities(output_dir, record_file):
   """Per choice pooled . w + b, softmaxed, with the final checkpoint;
   -> (probabilities [N, 4], label_ids [N])."""
-  model = MultipleChoiceModel(BertConfig.from_json_file(str(CONFIG)))
+  model = MultipleChoiceModel(config_of("ckpt_b"))
   tf.train.Checkpoint(model=model).read(
-      str(output_dir / ("ckpt-%d" % NUM_STEPS))).expect_partial()
+      str(output_dir / ("ckpt-%d" % MC_STEPS))).expect_partial()
   batch = next(iter(input_pipeline.eval_dataset(
       [str(output_dir / record_file)], multiple_choice_schema(4, 24).parse_spec(), 100)))
   w = model.head.projection.output_weights.numpy()[0]
@@ -97,14 +59,14 @@ def _probabilities(output_dir, record_file):
 
 def test_train_eval_predict_kill_and_resume(tmp_path):
   full, killed = tmp_path / "full", tmp_path / "killed"
-  full_run = _start(full, *TRAIN_ARGS)
-  killed_at = _kill_after_first_checkpoint(_start(killed, *TRAIN_ARGS),
+  full_run = _start(full, *MC_TRAIN)
+  killed_at = kill_after_first_checkpoint(_start(killed, *MC_TRAIN),
                                            killed)
-  assert killed_at and not killed_at.endswith("ckpt-%d" % NUM_STEPS)
+  assert killed_at and not killed_at.endswith("ckpt-%d" % MC_STEPS)
   assert not (killed / "eval_results.txt").exists()
-  stderr = _finish(_start(killed, *TRAIN_ARGS))
+  _, stderr = finish(_start(killed, *MC_TRAIN))
   assert "Resuming from checkpoint %s" % killed_at in stderr
-  _finish(full_run)
+  finish(full_run)
 
   expected, resumed = _variables(full), _variables(killed)
   assert sorted(resumed) == sorted(expected) and len(expected) > 20
@@ -117,7 +79,7 @@ def test_train_eval_predict_kill_and_resume(tmp_path):
   results = dict(line.split(" = ") for line in lines)
   assert list(results) == ["eval_accuracy", "eval_loss", "global_step",
                            "loss"]
-  assert results["global_step"] == str(NUM_STEPS)
+  assert results["global_step"] == str(MC_STEPS)
   probabilities, labels = _probabilities(full, "eval.tf_record")
   losses = -np.log(probabilities[np.arange(3), labels])
   assert float(results["eval_accuracy"]) == pytest.approx(
@@ -166,10 +128,10 @@ def test_bad_input_is_one_line(tmp_path):
   argvs, messages = [], []
   for name, (files, message) in cases.items():
     folder = data_dir(name, files)
-    argvs.append(COMMON + ["--data_dir=%s" % folder, "--do_train",
+    argvs.append(MC + ["--data_dir=%s" % folder, "--do_train",
                            "--do_eval", "--output_dir=%s" % out])
     messages.append(message.replace("{}", str(folder)))
-  argvs.append(COMMON + ["--data_dir=x", "--output_dir=%s" % out])
+  argvs.append(MC + ["--data_dir=x", "--output_dir=%s" % out])
   messages.append("At least one of `do_train`, `do_eval`, `do_predict` must "
                   "be True.")
   outcomes, defaults = run_mains("run_multiple_choice", argvs)

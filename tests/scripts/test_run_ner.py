@@ -5,11 +5,7 @@ the first checkpoint and resume to the same outputs as an uninterrupted
 a feature-based run on unlabelled text; one-line input errors."""
 
 import json
-import os
-import signal
-import subprocess
-import sys
-import time
+import pathlib
 
 import numpy as np
 import tensorflow as tf
@@ -17,52 +13,20 @@ import tensorflow as tf
 from bert_tf.modeling.bert_config import BertConfig
 from bert_tf.tasks.tagging import TaggingModel
 from data_prep.ner import conll
-from tests.conftest import FIXTURES
-from tests.conftest import REPO
-from tests.helpers.scripts import run_mains
-from tests.modeling.test_common import ckpt_prefix
+from tests.helpers.checkpoints import ckpt_prefix
+from tests.helpers.checkpoints import config_file
+from tests.helpers.cli import run_mains
+from tests.helpers.processes import finish
+from tests.helpers.processes import kill_after_first_checkpoint
+from tests.helpers.scripts import CKPT_A
+from tests.helpers.scripts import NER
+from tests.helpers.scripts import NER_DATA
+from tests.helpers.scripts import NER_STEPS
+from tests.helpers.scripts import NER_TRAIN
+from tests.helpers.scripts import start_run
 
-ENCODER = FIXTURES / "encoder"
-NER = FIXTURES / "ner"
-COMMON = ["--vocab_file=%s" % (ENCODER / "vocab_small.txt"),
-          "--max_seq_length=32", "--noprogress"]
-CKPT_A = ["--bert_config_file=%s" % (ENCODER / "ckpt_a" / "bert_config.json"),
-          "--init_checkpoint=%s" % ckpt_prefix("ckpt_a")]
-# 8 sentences -> 11 windows (document context, 30 pieces each): 11 / 2 * 4
-# = 22 steps.
-TRAIN_ARGS = ["--data_dir=%s" % NER, "--do_train", "--do_eval",
-              "--do_predict", "--deterministic", "--document_context",
-              "--num_frozen_layers=1", "--train_batch_size=2",
-              "--num_train_epochs=4", "--learning_rate=1e-3",
-              "--save_checkpoints_steps=5", "--iterations_per_loop=5"]
-NUM_STEPS = 22
 OUTPUTS = ("eval_results.txt", "eval_predictions.txt", "test_results.txt",
            "test_predictions.txt")
-
-
-def _start(output_dir, *args):
-  env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
-  return subprocess.Popen(
-      [sys.executable, "run_ner.py", "--output_dir=%s" % output_dir] +
-      COMMON + CKPT_A + list(args), cwd=REPO, env=env,
-      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-
-
-def _finish(process):
-  _, stderr = process.communicate(timeout=300)
-  assert process.returncode == 0, stderr[-3000:]
-  return stderr
-
-
-def _kill_after_first_checkpoint(process, output_dir):
-  deadline = time.time() + 240
-  while not (output_dir / "checkpoint").exists():
-    assert process.poll() is None, process.communicate()[1][-3000:]
-    assert time.time() < deadline, "no checkpoint written"
-    time.sleep(0.01)
-  process.send_signal(signal.SIGKILL)
-  process.communicate()
-  return tf.train.latest_checkpoint(str(output_dir))
 
 
 def _results(path):
@@ -82,37 +46,36 @@ def _check_predictions(path, sentences):
 
 
 def _trained_model(output_dir):
-  config = BertConfig.from_json_file(str(ENCODER / "ckpt_a" /
-                                         "bert_config.json"))
+  config = BertConfig.from_json_file(config_file("ckpt_a"))
   model = TaggingModel(config, 9)
-  path = str(output_dir / ("ckpt-%d" % NUM_STEPS))
+  path = str(output_dir / ("ckpt-%d" % NER_STEPS))
   tf.train.Checkpoint(model=model).read(path).expect_partial()
   return model
 
 
 def test_train_eval_predict_kill_and_resume(tmp_path):
   full, killed = tmp_path / "full", tmp_path / "killed"
-  full_run = _start(full, *TRAIN_ARGS)
-  killed_at = _kill_after_first_checkpoint(_start(killed, *TRAIN_ARGS),
-                                           killed)
-  assert killed_at and not killed_at.endswith("ckpt-%d" % NUM_STEPS)
+  full_run = start_run("run_ner.py", full, *NER_TRAIN)
+  killed_at = kill_after_first_checkpoint(
+      start_run("run_ner.py", killed, *NER_TRAIN), killed)
+  assert killed_at and not killed_at.endswith("ckpt-%d" % NER_STEPS)
   assert not (killed / "eval_results.txt").exists()
-  stderr = _finish(_start(killed, *TRAIN_ARGS))
+  _, stderr = finish(start_run("run_ner.py", killed, *NER_TRAIN))
   assert "Resuming from checkpoint %s" % killed_at in stderr
-  _finish(full_run)
+  finish(full_run)
   for name in OUTPUTS:
     assert (killed / name).read_bytes() == (full / name).read_bytes(), name
 
   results = _results(full / "eval_results.txt")
-  assert results["global_step"] == str(NUM_STEPS)
+  assert results["global_step"] == str(NER_STEPS)
   for key in ("eval_f1", "eval_precision", "eval_recall", "eval_loss",
               "eval_f1_PER", "eval_recall_LOC", "eval_precision_MISC"):
     assert key in results, key
   assert "test_f1_ORG" in _results(full / "test_results.txt")
   _check_predictions(full / "eval_predictions.txt",
-                     conll.read_conll(str(NER / "valid.txt")))
+                     conll.read_conll(str(NER_DATA / "valid.txt")))
   _check_predictions(full / "test_predictions.txt",
-                     conll.read_conll(str(NER / "test.txt")))
+                     conll.read_conll(str(NER_DATA / "test.txt")))
 
   # --num_frozen_layers=1: embeddings and layer 0 exactly as loaded.
   trained = _trained_model(full).tf1_variables()
@@ -132,7 +95,7 @@ def test_train_eval_predict_kill_and_resume(tmp_path):
 
 
 def _tiny_config(path, layers):
-  config = json.loads((ENCODER / "ckpt_a" / "bert_config.json").read_text())
+  config = json.loads(pathlib.Path(config_file("ckpt_a")).read_text())
   config["num_hidden_layers"] = layers
   path.write_text(json.dumps(config))
   return str(path)
@@ -145,19 +108,19 @@ def test_feature_based_run_and_one_line_errors(tmp_path):
   unknown = tmp_path / "unknown.txt"
   unknown.write_text("-DOCSTART- -X- -X- O\n\nThe DT B-NP O\nCup NNP I-NP "
                      "B-EVENT\n")
-  words_only = "--predict_file=%s" % (NER / "test_words.txt")
-  train = "--train_file=%s" % (NER / "train.txt")
+  words_only = "--predict_file=%s" % (NER_DATA / "test_words.txt")
+  train = "--train_file=%s" % (NER_DATA / "train.txt")
   out = tmp_path / "out"
   ok = tmp_path / "features"
   cases = {
       "feature_mode": (
-          CKPT_A + ["--data_dir=%s" % NER, "--do_train",
+          CKPT_A + ["--data_dir=%s" % NER_DATA, "--do_train",
                     "--feature_mode=bogus"],
           "--feature_mode=bogus: expected one of fine_tune, embeddings, "
           "second_to_last, last, weighted_sum_last_four, concat_last_four, "
           "weighted_sum_all"),
       "layers": (
-          CKPT_A + ["--data_dir=%s" % NER, "--do_train",
+          CKPT_A + ["--data_dir=%s" % NER_DATA, "--do_train",
                     "--feature_mode=concat_last_four"],
           "--feature_mode=concat_last_four needs more layers than the "
           "model's 2"),
@@ -170,30 +133,30 @@ def test_feature_based_run_and_one_line_errors(tmp_path):
           "%s:4: unknown tag 'B-EVENT' (labels: O B-LOC I-LOC B-MISC I-MISC "
           "B-ORG I-ORG B-PER I-PER)" % unknown),
       "unlabelled_eval": (
-          CKPT_A + [train, "--eval_file=%s" % (NER / "test_words.txt"),
+          CKPT_A + [train, "--eval_file=%s" % (NER_DATA / "test_words.txt"),
                     "--do_eval"],
           "%s: no tags; --do_eval needs a labelled file" %
-          (NER / "test_words.txt")),
+          (NER_DATA / "test_words.txt")),
       "no_labels": (CKPT_A + [words_only, "--do_predict"],
                     "--labels is required without a training file"),
       "no_file": (CKPT_A + ["--do_eval"],
                   "--do_eval needs --eval_file or --data_dir with valid.txt "
                   "or dev.txt"),
-      "frozen": (CKPT_A + ["--data_dir=%s" % NER, "--do_train",
+      "frozen": (CKPT_A + ["--data_dir=%s" % NER_DATA, "--do_train",
                            "--num_frozen_layers=3"],
                  "--num_frozen_layers=3: must be between 0 and the model's "
                  "2 layers"),
-      "no_do": (CKPT_A + ["--data_dir=%s" % NER],
+      "no_do": (CKPT_A + ["--data_dir=%s" % NER_DATA],
                 "At least one of `do_train`, `do_eval`, `do_predict` must "
                 "be True."),
   }
-  argvs = [COMMON + ["--output_dir=%s" % out] + args
+  argvs = [NER + ["--output_dir=%s" % out] + args
            for args, _ in cases.values()]
   # A feature-based run on a random 4-layer encoder, predicting a file of
   # words only, in the same process.
-  argvs.append(COMMON + [
+  argvs.append(NER + [
       "--output_dir=%s" % ok, "--bert_config_file=%s" % four_layers,
-      "--data_dir=%s" % NER, words_only, "--do_train", "--do_eval",
+      "--data_dir=%s" % NER_DATA, words_only, "--do_train", "--do_eval",
       "--do_predict", "--feature_mode=weighted_sum_last_four",
       "--lstm_units=8", "--train_batch_size=4", "--num_train_epochs=1"])
   outcomes, defaults = run_mains("run_ner", argvs)

@@ -2,16 +2,10 @@
 encoder/ckpt_b: 1 layer, H=32, cls/squad head, Adam slots, written by the
 original code): train + predict files, kill -9 and resume, predict-only
 loading of --init_checkpoint, one-line flag errors; and SquadModel against
-the original's golden logits and span loss."""
+the original's golden logits (the span loss: tests/tasks/test_squad.py)."""
 
-import gzip
 import json
-import os
 import random
-import signal
-import subprocess
-import sys
-import time
 
 import numpy as np
 import pytest
@@ -20,23 +14,21 @@ import tensorflow as tf
 from bert_tf.checkpoints import checkpoint_io
 from bert_tf.training import input_pipeline
 from bert_tf.tokenizers import tokenization
-from bert_tf.tasks.squad import span_loss
 from bert_tf.tasks.squad import SquadModel
 from data_prep.squad import postprocess as squad_postprocess
 from data_prep.squad.example import read_squad_examples
 from data_prep.squad.records import read_features_sidecar
-from tests.conftest import FIXTURES
-from tests.conftest import REPO
-from tests.helpers.scripts import run_mains
-from tests.modeling.test_common import ckpt_prefix
-from tests.modeling.test_common import load_golden
+from tests.helpers.checkpoints import CKPT
+from tests.helpers.checkpoints import ENCODER_DIR
+from tests.helpers.checkpoints import load_golden
+from tests.helpers.checkpoints import VOCAB
+from tests.helpers.cli import run_mains
+from tests.helpers.processes import finish
+from tests.helpers.processes import kill_after_first_checkpoint
+from tests.helpers.scripts import SQUAD
+from tests.helpers.scripts import squad_slice
+from tests.helpers.scripts import start_run
 
-ENCODER = FIXTURES / "encoder"
-VOCAB = str(ENCODER / "vocab_small.txt")
-CKPT = ckpt_prefix("ckpt_b")
-COMMON = ["--vocab_file=%s" % VOCAB, "--init_checkpoint=%s" % CKPT,
-          "--bert_config_file=%s" % (ENCODER / "ckpt_b" / "bert_config.json"),
-          "--max_seq_length=64", "--doc_stride=32", "--max_query_length=16"]
 # 3 paragraphs, 80 questions: 80 / 4 * 10 = 200 steps.
 TRAIN_ARGS = ["--do_train", "--do_predict", "--deterministic",
               "--train_batch_size=4", "--num_train_epochs=10",
@@ -58,51 +50,15 @@ ORIGINAL_DEFAULTS = {
     "version_2_with_negative": False, "null_score_diff_threshold": 0.0}
 
 
-def _slice(tmp, name, paragraphs):
-  """The first `paragraphs` paragraphs of a golden SQuAD input, as JSON."""
-  data = json.load(gzip.open(FIXTURES / "squad" / (name + ".json.gz")))
-  article = data["data"][0]
-  article["paragraphs"] = article["paragraphs"][:paragraphs]
-  path = tmp / (name + "_slice.json")
-  path.write_text(json.dumps({"version": data["version"], "data": [article]}))
-  return str(path)
-
-
 @pytest.fixture(scope="module")
 def squad_files(tmp_path_factory):
   tmp = tmp_path_factory.mktemp("squad_run_data")
-  return {"v1": _slice(tmp, "small_v1_first_answer", 3),
-          "v2": _slice(tmp, "small_v2", 2)}
-
-
-def _command(output_dir, *args):
-  return [sys.executable, "run_squad.py", "--output_dir=%s" % output_dir,
-          "--noprogress"] + COMMON + list(args)
+  return {"v1": squad_slice(tmp, "small_v1_first_answer", 3),
+          "v2": squad_slice(tmp, "small_v2", 2)}
 
 
 def _start(output_dir, *args):
-  env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
-  return subprocess.Popen(_command(output_dir, *args), cwd=REPO, env=env,
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                          text=True)
-
-
-def _finish(process):
-  stdout, stderr = process.communicate(timeout=300)
-  assert process.returncode == 0, stderr[-3000:]
-  return stdout, stderr
-
-
-def _kill_after_first_checkpoint(process, output_dir):
-  state = output_dir / "checkpoint"
-  deadline = time.time() + 240
-  while not state.exists():
-    assert process.poll() is None, process.communicate()[1][-3000:]
-    assert time.time() < deadline, "no checkpoint written"
-    time.sleep(0.01)
-  process.send_signal(signal.SIGKILL)
-  process.communicate()
-  return tf.train.latest_checkpoint(str(output_dir))
+  return start_run("run_squad.py", output_dir, *args)
 
 
 def _trained_variables(output_dir):
@@ -138,13 +94,13 @@ def test_train_predict_kill_and_resume(tmp_path, squad_files):
   # The uninterrupted run and the one to kill share the 2 cores.
   full, killed = tmp_path / "full", tmp_path / "killed"
   full_run = _start(full, *args)
-  killed_at = _kill_after_first_checkpoint(_start(killed, *args), killed)
+  killed_at = kill_after_first_checkpoint(_start(killed, *args), killed)
   assert killed_at and not killed_at.endswith("ckpt-%d" % NUM_STEPS)
   assert not (killed / "predictions.json").exists()
-  stdout, stderr = _finish(_start(killed, *args))
+  stdout, stderr = finish(_start(killed, *args))
   assert "Resuming from checkpoint %s" % killed_at in stderr
   assert "Num steps = %d" % NUM_STEPS in stderr
-  full_stdout, _ = _finish(full_run)
+  full_stdout, _ = finish(full_run)
 
   expected = _trained_variables(full)
   resumed = _trained_variables(killed)
@@ -178,7 +134,7 @@ def test_train_predict_kill_and_resume(tmp_path, squad_files):
 
 
 def test_predict_only_loads_init_checkpoint_v2(tmp_path, squad_files):
-  _finish(_start(tmp_path, "--do_predict", "--version_2_with_negative",
+  finish(_start(tmp_path, "--do_predict", "--version_2_with_negative",
                  "--predict_file=%s" % squad_files["v2"],
                  "--predict_batch_size=7"))
   assert not list(tmp_path.glob("ckpt-*"))  # Predict-only trains nothing.
@@ -214,8 +170,8 @@ def test_squad_model_matches_original_logits():
   model = SquadModel(config)
   report = checkpoint_io.init_from_checkpoint(CKPT, model.tf1_variables())
   assert not report.not_in_checkpoint
-  inputs = dict(np.load(ENCODER / "inputs.npz"))
-  expected = np.load(ENCODER / "expected_b.npz")
+  inputs = dict(np.load(ENCODER_DIR / "inputs.npz"))
+  expected = np.load(ENCODER_DIR / "expected_b.npz")
   outputs = model(inputs, training=False)
   np.testing.assert_allclose(outputs["start_logits"],
                              expected["squad_start_logits"], rtol=0, atol=1e-5)
@@ -223,27 +179,10 @@ def test_squad_model_matches_original_logits():
                              expected["squad_end_logits"], rtol=0, atol=1e-5)
 
 
-def test_span_loss_is_mean_of_start_and_end_cross_entropy():
-  rng = np.random.RandomState(0)
-  start = rng.normal(size=(2, 5)).astype(np.float32)
-  end = rng.normal(size=(2, 5)).astype(np.float32)
-  positions = {"start_positions": np.array([1, 0]),
-               "end_positions": np.array([3, 4])}
-
-  def nll(logits, index):
-    return np.log(np.sum(np.exp(logits))) - logits[index]
-
-  expected = ((nll(start[0], 1) + nll(start[1], 0)) / 2 +
-              (nll(end[0], 3) + nll(end[1], 4)) / 2) / 2
-  loss = span_loss(positions, {"start_logits": tf.constant(start),
-                               "end_logits": tf.constant(end)})
-  assert float(loss) == pytest.approx(expected, rel=1e-6)
-
-
 def test_bad_flags_and_files_are_one_line(tmp_path, squad_files):
   bad_json = tmp_path / "bad.json"
   bad_json.write_text("{")
-  two_answers = _slice(tmp_path, "small_v1", 1)
+  two_answers = squad_slice(tmp_path, "small_v1", 1)
   train = "--train_file=%s" % squad_files["v1"]
   cases = {
       "no_do": ([], "At least one of `do_train`, `do_predict` must be True."),
@@ -272,7 +211,7 @@ def test_bad_flags_and_files_are_one_line(tmp_path, squad_files):
                   two_answers),
   }
   out = tmp_path / "out"
-  argvs = [COMMON + ["--output_dir=%s" % out] + args
+  argvs = [SQUAD + ["--output_dir=%s" % out] + args
            for args, _ in cases.values()]
   outcomes, defaults = run_mains("run_squad", argvs)
   for (name, (_, message)), (code, stderr) in zip(cases.items(), outcomes):

@@ -3,9 +3,6 @@
 
 import gzip
 import json
-import os
-import subprocess
-import sys
 
 import numpy as np
 import sentencepiece as spm
@@ -13,9 +10,10 @@ import tensorflow as tf
 
 from bert_tf.training import input_pipeline
 from tests.conftest import FIXTURES
-from tests.conftest import REPO
+from tests.helpers.processes import finish
+from tests.helpers.processes import start
+from tests.helpers.scripts import squad_slice
 from tests.helpers.sentencepiece_model import train_model
-from tests.scripts import test_run_squad as squad_test
 
 LABELS = ["LOC", "ORG", "PER"]
 ROWS = [("LOC,PER", "John flew to Paris ."), ("", "It rained all day ."),
@@ -29,19 +27,6 @@ def _config(path, vocab_size):
       "num_attention_heads": 2, "intermediate_size": 32,
       "max_position_embeddings": 128, "type_vocab_size": 2}))
   return str(path)
-
-
-def _start(script, *args):
-  env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
-  return subprocess.Popen([sys.executable, script, "--noprogress"] +
-                          list(args), cwd=REPO, env=env,
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                          text=True)
-
-
-def _finish(process):
-  _, stderr = process.communicate(timeout=300)
-  assert process.returncode == 0, stderr[-3000:]
 
 
 def _first_record(path, spec):
@@ -59,8 +44,8 @@ def test_multi_label_classifier_and_squad_with_sentencepiece(tmp_path):
     (tmp_path / (split + ".tsv")).write_text(
         "".join("%s\t%s\n" % row for row in ROWS))
   classifier_out = tmp_path / "classifier"
-  classifier = _start(
-      "run_classifier.py", "--task_name=tsv", "--multi_label",
+  classifier = start(
+      "run_classifier.py", "--noprogress", "--task_name=tsv", "--multi_label",
       "--labels=" + ",".join(LABELS), "--label_column=0",
       "--text_a_column=1", "--data_dir=%s" % tmp_path,
       "--spm_model_file=%s" % model_file, "--bert_config_file=%s" % config,
@@ -68,16 +53,16 @@ def test_multi_label_classifier_and_squad_with_sentencepiece(tmp_path):
       "--do_train", "--do_eval", "--do_predict", "--train_batch_size=2",
       "--num_train_epochs=2", "--eval_every_steps=2",
       "--best_metric=eval_micro_f1", "--save_checkpoints_steps=0")
-  squad_file = squad_test._slice(tmp_path, "small_v1_first_answer", 2)
+  squad_file = squad_slice(tmp_path, "small_v1_first_answer", 2)
   squad_out = tmp_path / "squad"
-  squad = _start("run_squad.py", "--do_predict",
+  squad = start("run_squad.py", "--noprogress", "--do_predict",
                  "--predict_file=%s" % squad_file,
                  "--spm_model_file=%s" % model_file,
                  "--bert_config_file=%s" % config,
                  "--output_dir=%s" % squad_out, "--max_seq_length=96",
                  "--doc_stride=48", "--max_query_length=24", "--seed=3")
-  _finish(classifier)
-  _finish(squad)
+  finish(classifier)
+  finish(squad)
 
   # Classifier: SentencePiece ids, 0/1 label vectors, multi-label metrics.
   record = _first_record(classifier_out / "train.tf_record", {

@@ -11,7 +11,7 @@ from bert_tf.modeling.bert_config import BertConfig
 from bert_tf.modeling.heads import registered_heads
 from bert_tf.modeling.heads.multiple_choice_head import MultipleChoiceHead
 from bert_tf.tasks.multiple_choice import MultipleChoiceTask
-from tests.modeling.test_common import ENCODER_DIR
+from tests.helpers.checkpoints import ENCODER_DIR
 
 B, C, S = 2, 3, 8
 

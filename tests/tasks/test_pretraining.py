@@ -24,8 +24,8 @@ from bert_tf.tasks.pretraining import PretrainingModel
 from bert_tf.cli.script_runner import tf1_init_fn
 from bert_tf.training.trainer import Trainer
 from tests.conftest import FIXTURES
-from tests.modeling.test_common import ckpt_prefix
-from tests.modeling.test_common import golden_inputs
+from tests.helpers.checkpoints import ckpt_prefix
+from tests.helpers.checkpoints import golden_inputs
 
 GOLDEN_A = FIXTURES / "encoder" / "expected_a.npz"
 CLS_NAMES = {

@@ -5,8 +5,8 @@ import gzip
 import pytest
 import sentencepiece as spm
 
-from bert_tf.tokenizers.sentencepiece_tokenizer import SentencePieceTokenizer
 from bert_tf.tokenizers.sentencepiece_tokenizer import preprocess_text
+from bert_tf.tokenizers.sentencepiece_tokenizer import SentencePieceTokenizer
 
 SPECIALS = ["[CLS]", "[SEP]", "[MASK]"]
 

@@ -6,10 +6,10 @@ import pytest
 import tensorflow as tf
 
 from bert_tf.tokenizers import tokenization
-from bert_tf.tokenizers.tf_text_tokenizer import TfTextTokenizer
 from bert_tf.tokenizers.tf_text_tokenizer import pack_inputs
-from tests.tokenizers.test_tokenization import read_jsonl
-from tests.tokenizers.test_tokenization import read_lines
+from bert_tf.tokenizers.tf_text_tokenizer import TfTextTokenizer
+from tests.helpers.golden_files import read_jsonl
+from tests.helpers.golden_files import read_lines
 
 SQUAD_LIKE = [
     "Which NFL team represented the AFC at Super Bowl 50?",

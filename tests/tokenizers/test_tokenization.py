@@ -5,30 +5,16 @@ Golden files (tests/fixtures/tokenization) were written by the original
 and the table of reference section 3.1.
 """
 
-import gzip
-import json
 import random
 
 import pytest
 
 from bert_tf.tokenizers import tokenization
+from tests.helpers.golden_files import read_jsonl
+from tests.helpers.golden_files import read_lines
 
 TOY_VOCAB = ["[UNK]", "[CLS]", "[SEP]", "want", "##want", "##ed", "wa", "un",
              "runn", "##ing", ","]
-
-
-def read_lines(path):
-  """Golden-input rule: bytes -> UTF-8 -> split on "\\n" only."""
-  opener = gzip.open if str(path).endswith(".gz") else open
-  with opener(path, "rb") as f:
-    lines = f.read().decode("utf-8").split("\n")
-  if lines and lines[-1] == "":
-    lines.pop()
-  return lines
-
-
-def read_jsonl(path):
-  return [json.loads(line) for line in read_lines(path)]
 
 
 def write_vocab(tmp_path, tokens, name="vocab.txt"):

@@ -1,7 +1,7 @@
 """MirroredStrategy (2 logical CPUs) and 2-process MultiWorkerMirroredStrategy
 train exactly like one device at the same global batch.
 
-Both run in fresh subprocesses (`tests/training/test_support.py`): logical
+Both run in fresh subprocesses (`tests/helpers/tiny_task.py`): logical
 devices must be configured before TF initialises, and each worker is a
 process.
 """
@@ -28,7 +28,7 @@ def _env(**more):
 
 
 def _command(mode, out):
-  return [sys.executable, "-m", "tests.training.test_support", mode, str(out)]
+  return [sys.executable, "-m", "tests.helpers.tiny_task", mode, str(out)]
 
 
 def _free_ports(count):

@@ -11,7 +11,7 @@ from bert_tf.checkpoints import checkpoint_io
 from bert_tf.io_utils import InputError
 from bert_tf.training.eval_hook import EvalHook
 from bert_tf.training.trainer import Trainer
-from tests.training import test_support as support
+from tests.helpers import tiny_task as support
 
 # A scripted "score" per step: best at step 2 (step 4 only ties it).
 SCORES = {1: 0.2, 2: 0.5, 3: 0.4, 4: 0.5, 5: 0.3, 6: 0.1}

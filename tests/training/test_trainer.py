@@ -6,12 +6,11 @@ import keras
 import numpy as np
 import pytest
 import tensorflow as tf
-
 from tensorflow.python.framework import config as tf_config  # pylint: disable=g-direct-tensorflow-import
 
-from bert_tf.training import distribution
 from bert_tf.io_utils import InputError
-from tests.training import test_support as support
+from bert_tf.training import distribution
+from tests.helpers import tiny_task as support
 
 
 @pytest.fixture

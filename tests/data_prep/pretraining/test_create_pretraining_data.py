@@ -8,14 +8,17 @@ import sys
 
 import pytest
 
-from bert_tf.tokenizers.tokenization import FullTokenizer
-from data_prep.pretraining.documents import Shard, plan_shards, read_documents
-from data_prep.pretraining.instances import (InstanceOptions,
-                                             create_training_instances,
-                                             shuffle,
-                                             truncate_pair_randomly)
 from bert_tf.records.tfrecord_file import crc32c_many
-from tests.conftest import FIXTURES, REPO
+from bert_tf.tokenizers.tokenization import FullTokenizer
+from data_prep.pretraining.documents import plan_shards
+from data_prep.pretraining.documents import read_documents
+from data_prep.pretraining.documents import Shard
+from data_prep.pretraining.instances import create_training_instances
+from data_prep.pretraining.instances import InstanceOptions
+from data_prep.pretraining.instances import shuffle
+from data_prep.pretraining.instances import truncate_pair_randomly
+from tests.conftest import FIXTURES
+from tests.conftest import REPO
 
 GOLDEN = FIXTURES / "pretraining"
 SAMPLE = str(GOLDEN / "sample_text.txt")

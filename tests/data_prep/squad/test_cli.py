@@ -12,9 +12,14 @@ import tensorflow as tf
 from bert_tf.records.task_schemas import squad_schema
 from data_prep.squad import records as squad_records
 from data_prep.squad.postprocess import write_raw_results
-from tests.data_prep.squad.test_common import (REPO, SQUAD, VOCAB, examples_and_features,
-                                     golden_bytes, golden_jsonl, input_path,
-                                     random_results)
+from tests.helpers.squad_golden import examples_and_features
+from tests.helpers.squad_golden import golden_bytes
+from tests.helpers.squad_golden import golden_jsonl
+from tests.helpers.squad_golden import input_path
+from tests.helpers.squad_golden import random_results
+from tests.helpers.squad_golden import REPO
+from tests.helpers.squad_golden import SQUAD
+from tests.helpers.squad_golden import VOCAB
 
 
 def _run(module, **flags):

@@ -7,11 +7,14 @@ import tensorflow as tf
 
 from bert_tf.records.task_schemas import squad_schema
 from data_prep.squad import records as squad_records
-from data_prep.squad.features import doc_spans, max_context_flags
+from data_prep.squad.features import doc_spans
+from data_prep.squad.features import max_context_flags
 from data_prep.squad.postprocess import get_final_text
 from data_prep.squad.writer import write_squad_features
-from tests.data_prep.squad.test_common import (FEATURE_SETTINGS, VOCAB,
-                                     examples_and_features, golden_jsonl)
+from tests.helpers.squad_golden import examples_and_features
+from tests.helpers.squad_golden import FEATURE_SETTINGS
+from tests.helpers.squad_golden import golden_jsonl
+from tests.helpers.squad_golden import VOCAB
 
 
 def _as_golden(feature, examples):

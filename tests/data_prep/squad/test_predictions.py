@@ -5,12 +5,17 @@ import json
 import pytest
 
 from data_prep.squad import evaluation as squad_evaluation
-from data_prep.squad.example import SquadExample, load_squad_json
+from data_prep.squad.example import load_squad_json
+from data_prep.squad.example import SquadExample
 from data_prep.squad.features import InputFeatures
-from data_prep.squad.postprocess import (RawResult, compute_predictions,
-                                         write_predictions)
-from tests.data_prep.squad.test_common import (SQUAD, examples_and_features,
-                                     golden_bytes, input_path, random_results)
+from data_prep.squad.postprocess import compute_predictions
+from data_prep.squad.postprocess import RawResult
+from data_prep.squad.postprocess import write_predictions
+from tests.helpers.squad_golden import examples_and_features
+from tests.helpers.squad_golden import golden_bytes
+from tests.helpers.squad_golden import input_path
+from tests.helpers.squad_golden import random_results
+from tests.helpers.squad_golden import SQUAD
 
 V1 = "features_v1_eval_384_128_64"
 V2 = "features_v2_eval_128_64_32"

@@ -1,0 +1,147 @@
+"""The in-process CLI driver: runs any entry point's `main` as its command
+line does, many argvs of many entry points in one process (TF loads once).
+
+Each case goes through `app.guarded` (flag ranges, output checks, then `main`
+inside `run_cli`'s one-line errors), with stderr and absl logs captured.
+
+Example:
+    outcomes = run_cases([("run_squad", ["--train_batch_size=0"]),
+                          ("data_prep.squad", ["--doc_stride=-1"])])
+    assert_one_error(outcomes[0], "--train_batch_size=0")
+    outcomes, defaults = run_mains("run_squad", [["--do_train"], []])
+"""
+
+import json
+import os
+import subprocess
+import sys
+
+from tests.conftest import REPO
+
+# Entry point -> the module holding its `main` (and `define_flags`, if its
+# flags are not defined at import).
+ENTRY_POINTS = {
+    "run_classifier": "run_classifier",
+    "run_squad": "run_squad",
+    "run_pretraining": "run_pretraining",
+    "run_ner": "run_ner",
+    "run_multiple_choice": "run_multiple_choice",
+    "extract_features": "extract_features",
+    "data_prep.squad": "data_prep.squad.__main__",
+    "data_prep.squad_predictions": "data_prep.squad.predictions",
+    "data_prep.classifier": "data_prep.classifier.__main__",
+    "data_prep.ner": "data_prep.ner.__main__",
+    "data_prep.multiple_choice": "data_prep.multiple_choice.__main__",
+    "data_prep.create_pretraining_data":
+        "data_prep.pretraining.create_pretraining_data",
+    "bert_tf.convert_checkpoint": "bert_tf.cli.convert_checkpoint",
+    "bert_tf.export_checkpoint": "bert_tf.cli.export_checkpoint",
+    "bert_tf.export_saved_model": "bert_tf.cli.export_saved_model",
+    "bert_tf.predict": "bert_tf.cli.predict",
+    "bert_tf.fetch_model": "bert_tf.cli.fetch_model",
+    "bert_tf.plot_run": "bert_tf.cli.plot_run",
+}
+
+# Queries a case may make instead of an argv: the entry point's numeric flag
+# names, or {flag name: default}.
+NUMERIC = "NUMERIC"
+DEFAULTS = "DEFAULTS"
+
+# Loads one entry point's flags at a time (dropping the previous one's and
+# re-importing, since scripts define flags at import), runs each case and
+# prints [[exit code, stderr], ...]. An escaped exception is reported with
+# its traceback, so the checks see it.
+_DRIVER = r"""
+import contextlib, importlib, io, json, logging, sys, traceback
+from absl import flags
+from absl import logging as absl_logging
+from bert_tf.cli import app
+ENTRY_POINTS, NUMERIC, DEFAULTS = json.loads(sys.argv[1])
+FLAGS = flags.FLAGS
+BUILTIN = set(FLAGS)
+loaded = None
+
+def load(entry):
+  global loaded
+  if loaded == entry:
+    return sys.modules[ENTRY_POINTS[entry]]
+  for name in set(FLAGS) - BUILTIN:
+    delattr(FLAGS, name)
+  sys.modules.pop(ENTRY_POINTS[entry], None)
+  module = importlib.import_module(ENTRY_POINTS[entry])
+  if hasattr(module, "define_flags"):
+    module.define_flags()
+  loaded = entry
+  return module
+
+out = []
+for entry, argv in json.loads(sys.argv[2]):
+  module = load(entry)
+  if argv == NUMERIC:
+    out.append([0, json.dumps(app.numeric_flags(FLAGS))])
+    continue
+  if argv == DEFAULTS:
+    out.append([0, json.dumps({n: FLAGS[n].default for n in FLAGS},
+                              default=str)])
+    continue
+  FLAGS.unparse_flags()
+  FLAGS([entry] + argv)
+  err = io.StringIO()
+  handler = logging.StreamHandler(err)
+  absl_logging.get_absl_logger().addHandler(handler)
+  code = 0
+  with contextlib.redirect_stderr(err):
+    try:
+      app.guarded(module.main)([])
+    except SystemExit as e:
+      code = e.code
+    except BaseException:  # pylint: disable=broad-except
+      code = "escaped"
+      traceback.print_exc()
+  absl_logging.get_absl_logger().removeHandler(handler)
+  out.append([code, err.getvalue()])
+print(json.dumps(out))
+"""
+
+
+def run_cases(cases, timeout=300):
+  """[(entry point, argv or a query), ...] -> [(exit code, stderr), ...]."""
+  env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
+  result = subprocess.run(
+      [sys.executable, "-c", _DRIVER,
+       json.dumps([ENTRY_POINTS, NUMERIC, DEFAULTS]),
+       json.dumps([[entry, argv if argv in (NUMERIC, DEFAULTS) else
+                    list(argv)] for entry, argv in cases])],
+      cwd=REPO, env=env, capture_output=True, text=True, timeout=timeout,
+      check=False)
+  assert result.returncode == 0, result.stderr[-3000:]
+  return [tuple(o) for o in json.loads(result.stdout.splitlines()[-1])]
+
+
+def run_mains(entry, argvs, timeout=300):
+  """One entry point, many argvs: ([(exit code, stderr), ...] in argv order,
+  {flag name: default})."""
+  outcomes = run_cases([(entry, argv) for argv in argvs] +
+                       [(entry, DEFAULTS)], timeout)
+  return outcomes[:-1], json.loads(outcomes[-1][1])
+
+
+def numeric_flags(entries=tuple(ENTRY_POINTS)):
+  """{entry point: its integer/float flag names}."""
+  outcomes = run_cases([(entry, NUMERIC) for entry in entries])
+  return {entry: json.loads(text) for entry, (_, text) in
+          zip(entries, outcomes)}
+
+
+def assert_one_error(outcome, *culprits, name=""):
+  """Non-zero exit, no traceback, exactly one `ERROR:` line, and that line
+  names every culprit (a path, flag, key or file:line)."""
+  code, stderr = outcome
+  assert code not in (0, "escaped"), (name, code, stderr[-2000:])
+  assert "Traceback" not in stderr, (name, stderr[-2000:])
+  errors = [l for l in stderr.splitlines() if l.startswith("ERROR:")]
+  assert len(errors) == 1, (name, stderr[-2000:])
+  for culprit in culprits:
+    assert str(culprit) in errors[0], (name, culprit, errors[0])
+  assert ".tmp-" not in errors[0], (name, errors[0])
+  return errors[0]
