@@ -89,6 +89,10 @@ flags.DEFINE_string(
     "[CLS], [SEP], [MASK] and the random replacement tokens).")
 flags.DEFINE_float("masked_lm_prob", 0.15,
                    "With --dynamic_masking: masked LM probability.")
+flags.DEFINE_bool(
+    "do_whole_word_mask", False,
+    "With --dynamic_masking: mask whole words (a piece and its '##' "
+    "pieces), as create_pretraining_data --do_whole_word_mask does.")
 engine_flags.define_engine_flags()
 eval_flags.define_eval_flags(epochs=False, predict_checkpoint=False)
 for _module in (bert_flags, engine_flags, eval_flags):
@@ -112,6 +116,9 @@ def _check_flags():
     if not FLAGS.vocab_file:
       raise InputError("--dynamic_masking needs --vocab_file")
     require_file(FLAGS.vocab_file, "vocab_file")
+  elif FLAGS.do_whole_word_mask:
+    raise InputError("--do_whole_word_mask needs --dynamic_masking (static "
+                     "masks are made by create_pretraining_data)")
   for name in ("train_batch_size", "eval_batch_size", "max_eval_steps"):
     if FLAGS[name].value < 1:
       raise InputError("--%s must be >= 1, got %d" % (name, FLAGS[name].value))
@@ -153,7 +160,8 @@ def _train_dataset_fn(input_files, specs):
   if not FLAGS.dynamic_masking:
     return dataset_fn
   masking = DynamicMasking.from_vocab_file(
-      FLAGS.vocab_file, FLAGS.max_predictions_per_seq, FLAGS.masked_lm_prob)
+      FLAGS.vocab_file, FLAGS.max_predictions_per_seq, FLAGS.masked_lm_prob,
+      whole_word_mask=FLAGS.do_whole_word_mask)
   return masking.wrap(dataset_fn)
 
 
