@@ -166,8 +166,13 @@ def _is_library_error(e, package):
 
 def first_line(text):
   """The first line of a (TF) message, without its function/op
-  decorations."""
-  line = next((l for l in str(text).splitlines() if l.strip()), "")
+  decorations; for a "Graph execution error:" the line giving its cause
+  (after the Python frames of the graph's definition)."""
+  lines = [l for l in str(text).splitlines() if l.strip()]
+  if lines and lines[0].strip() == "Graph execution error:":
+    lines = [l for l in lines[1:] if not l[0].isspace() and
+             not l.startswith("Detected at node")] or lines
+  line = lines[0] if lines else ""
   line = re.sub(r"^\{\{function_node [^}]*\}\}\s*", "", line)
   return re.sub(r"\s*\[Op:[^\]]*\].*$", "", line).strip()
 

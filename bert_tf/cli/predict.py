@@ -23,11 +23,13 @@ import json
 import os
 
 from absl import flags
+from absl import logging
 import tensorflow as tf
 import tensorflow_text  # noqa: F401 (registers the ops)
 from tqdm import tqdm
 
 from bert_tf.io_utils import atomic_output
+from bert_tf.io_utils import first_line
 from bert_tf.io_utils import InputError
 from bert_tf.io_utils import require_file
 from bert_tf.cli import app
@@ -77,6 +79,9 @@ def read_records(path):
       record = json.loads(text)
     except ValueError as e:
       raise InputError("%s line %d: not JSON (%s)" % (path, number, e)) from e
+    except RecursionError:
+      raise InputError("%s line %d: JSON nested too deeply" %
+                       (path, number)) from None
     if not isinstance(record, dict):
       raise InputError("%s line %d: not a JSON object" % (path, number))
     yield number, record
@@ -126,8 +131,15 @@ def _padded_outputs(export_dir):
   path = os.path.join(export_dir, "assets.extra", "export_config.json")
   if not os.path.isfile(path):
     return {}
-  with open(path, encoding="utf-8") as f:
-    return json.load(f).get("padded_outputs", {})
+  try:
+    with open(path, encoding="utf-8") as f:
+      padded = json.load(f).get("padded_outputs", {})
+    if not all(isinstance(v, str) for v in padded.values()):
+      raise ValueError("padded_outputs is not {output: length output}")
+  except (ValueError, AttributeError, RecursionError) as e:
+    raise InputError("%s: damaged export metadata (%s)" % (
+        path, first_line(e) or type(e).__name__)) from None
+  return padded
 
 
 def _plain(value):
@@ -143,7 +155,11 @@ def predict(export_dir, input_file, output_file, batch_size=32,
     serving = tf.saved_model.load(export_dir).signatures["serving_default"]
   except (OSError, KeyError, ValueError) as e:
     raise InputError("--export_dir=%s: no SavedModel with a serving_default "
-                     "signature (%s)" % (export_dir, e)) from e
+                     "signature (%s)" % (export_dir, first_line(e))) from e
+  except tf.errors.OpError as e:  # e.g. variables/ cut or damaged
+    raise InputError("--export_dir=%s: cannot load the SavedModel (%s: %s)" %
+                     (export_dir, type(e).__name__,
+                      first_line(e.message))) from e
   ranks = {name: spec.shape.rank for name, spec in
            serving.structured_input_signature[1].items()}
   padded = _padded_outputs(export_dir)
@@ -162,9 +178,13 @@ def predict(export_dir, input_file, output_file, batch_size=32,
       try:
         outputs = serving(**_inputs(batch, ranks, input_file))
       except tf.errors.InvalidArgumentError as e:
-        raise InputError("%s lines %d-%d: the model rejected the batch (%s)"
-                         % (input_file, batch[0][0], batch[-1][0],
-                            e.message.strip().splitlines()[0])) from e
+        cause = first_line(e.message)
+        if " is not in [0, " in cause:  # an embedding lookup out of range
+          cause += ("; token ids beyond the model's vocab_size: was it "
+                    "exported with a larger vocabulary than its config's?")
+        raise InputError("%s lines %d-%d: --export_dir=%s rejected the batch "
+                         "(%s)" % (input_file, batch[0][0], batch[-1][0],
+                                   export_dir, cause)) from e
       outputs = {k: _plain(v.numpy().tolist()) for k, v in outputs.items()}
       for i, (_, record) in enumerate(batch):
         row = {k: v for k, v in record.items() if k not in ranks}
@@ -174,6 +194,9 @@ def predict(export_dir, input_file, output_file, batch_size=32,
         out.write(json.dumps(row, ensure_ascii=False) + "\n")
       count += len(batch)
       bar.update(len(batch))
+  if not count:
+    logging.warning("%s holds no records: wrote an empty %s", input_file,
+                    output_file)
   return count
 
 

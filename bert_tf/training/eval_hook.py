@@ -143,7 +143,7 @@ class EvalHook:
       if best_json and (best_json["metric"], best_json["mode"]) == (
           self.best_metric, self.best_mode):
         self.best = best_json
-    self.stopped = run_files.read_json(self._path(STOP_FILE))
+    self.stopped = run_files.read_stopped(self._path(STOP_FILE))
 
   def is_due(self, step, num_steps):
     """True when `step` is an evaluation point."""

@@ -22,6 +22,8 @@ import tensorflow as tf
 
 from bert_tf.io_utils import first_line
 from bert_tf.io_utils import InputError
+from bert_tf.io_utils import is_remote
+from bert_tf.records import tfrecord_file
 from bert_tf.records import task_schemas
 
 _AUTOTUNE = tf.data.AUTOTUNE
@@ -124,11 +126,13 @@ def training_dataset_fn(input_files, name_to_features, global_batch_size,
 
 def record_files(patterns, flag_name):
   """Comma-separated globs (e.g. Beam's `out/train.tf_record-*` shards)
-  -> the files, sorted within each glob; checked by opening the first
-  record of each against nothing but its framing.
+  -> the files, sorted within each glob; the framing of each local file
+  is walked (`tfrecord_file.check_framing`): TensorFlow reads a file cut
+  inside a record header as a shorter file, and the run would train on part
+  of its data and exit 0.
 
   Raises:
-    InputError: a glob that matches no file.
+    InputError: a glob that matches no file, or a file cut or damaged.
   """
   files = []
   for pattern in patterns.split(","):
@@ -136,6 +140,11 @@ def record_files(patterns, flag_name):
     if not matches:
       raise InputError("--%s: no file matches %r" % (flag_name, pattern))
     files.extend(matches)
+  for path in files:
+    if not is_remote(path):
+      _, problem = tfrecord_file.check_framing(path)
+      if problem:
+        raise InputError("--%s: %s: %s" % (flag_name, path, problem))
   return files
 
 

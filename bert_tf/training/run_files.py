@@ -26,6 +26,7 @@ import os
 import tensorflow as tf
 
 from bert_tf.io_utils import atomic_output
+from bert_tf.io_utils import decode_text
 from bert_tf.io_utils import InputError
 
 HISTORY_FILE = "eval_history.jsonl"
@@ -37,16 +38,30 @@ BEST_CONFIG = "bert_config.json"
 STOP_FILE = "early_stopping.json"
 
 
-def read_json(path):
-  """The object of a JSON file, or None if it does not exist."""
+def _read_text(path):
+  """The UTF-8 text of `path`, or None if it does not exist (InputError
+  naming path:line for other bytes)."""
   if not tf.io.gfile.exists(path):
     return None
-  with tf.io.gfile.GFile(path, "r") as f:
-    text = f.read()
+  with tf.io.gfile.GFile(path, "rb") as f:
+    return decode_text(f.read(), path)
+
+
+def parse_json(text, where):
+  """json.loads, with an InputError naming `where` for text that is not
+  JSON or nests too deeply for Python (RecursionError)."""
   try:
     return json.loads(text)
-  except ValueError as e:
-    raise InputError("%s: not JSON (%s)" % (path, e)) from None
+  except (ValueError, RecursionError) as e:
+    raise InputError("%s: not JSON (%s)" % (
+        where, e if isinstance(e, ValueError) else "nested too deeply")
+                     ) from None
+
+
+def read_json(path):
+  """The object of a JSON file, or None if it does not exist."""
+  text = _read_text(path)
+  return None if text is None else parse_json(text, path)
 
 
 def write_json(path, obj):
@@ -62,19 +77,12 @@ def read_history(path):
     InputError: naming the file and line of a record that is not a JSON
       object with an integer `global_step`.
   """
-  if not tf.io.gfile.exists(path):
-    return []
-  with tf.io.gfile.GFile(path, "r") as f:
-    lines = f.read().splitlines()
+  text = _read_text(path)
   records = []
-  for line_number, line in enumerate(lines, 1):
+  for line_number, line in enumerate((text or "").splitlines(), 1):
     if not line.strip():
       continue
-    try:
-      record = json.loads(line)
-    except ValueError as e:
-      raise InputError("%s line %d: not JSON (%s)" %
-                       (path, line_number, e)) from None
+    record = parse_json(line, "%s line %d" % (path, line_number))
     step = record.get("global_step") if isinstance(record, dict) else None
     if not isinstance(step, int) or isinstance(step, bool):
       raise InputError("%s line %d: no integer global_step" %
@@ -97,8 +105,20 @@ def read_best(best_dir):
   if best is None:
     return None
   try:
-    int(best["global_step"]), float(best["value"]), str(best["metric"])
-  except (ValueError, KeyError, TypeError) as e:
+    int(best["global_step"]), float(best["value"])
+    str(best["metric"]), str(best["mode"])
+  except (ValueError, KeyError, TypeError, IndexError) as e:
     raise InputError("%s: not a best-checkpoint record (%s)" %
                      (path, e)) from None
   return best
+
+
+def read_stopped(path):
+  """early_stopping.json ({"global_step", ...}), or None without one."""
+  stopped = read_json(path)
+  if stopped is not None and not (
+      isinstance(stopped, dict) and isinstance(stopped.get("global_step"),
+                                               int)):
+    raise InputError("%s: not an early-stopping record (no integer "
+                     "global_step)" % path)
+  return stopped

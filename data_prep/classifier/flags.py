@@ -20,6 +20,7 @@ Example:
 
 from absl import flags
 
+from bert_tf.io_utils import InputError
 from data_prep.classifier import tasks as classifier_tasks
 
 
@@ -53,9 +54,19 @@ def define_task_flags():
                       "zh).")
 
 
+# Options of --task_name=tsv only: another task would silently ignore them.
+_TSV_ONLY = ("text_a_column", "text_b_column", "label_column", "labels",
+             "regression", "skip_header", "multi_label",
+             "multi_label_separator")
+
+
 def processor_from_flags(flag_values):
   """A ClassifierProcessor for --task_name/--data_dir and the options above."""
   tsv_options = {}
+  given = [name for name in _TSV_ONLY if flag_values[name].present]
+  if given and (flag_values.task_name or "").lower() != "tsv":
+    raise InputError("--%s is for --task_name=tsv; %s reads its own columns "
+                     "and labels" % (given[0], flag_values.task_name))
   if (flag_values.task_name or "").lower() == "tsv":
     tsv_options = dict(
         text_a_column=flag_values.text_a_column,

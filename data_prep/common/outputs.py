@@ -15,12 +15,12 @@ Example:
 """
 
 import ctypes
-import glob
 import os
 import signal
 
 from bert_tf.io_utils import gfile
 from bert_tf.io_utils import is_remote
+from bert_tf.records.tfrecord_file import shards_of
 
 _PR_SET_PDEATHSIG = 1
 
@@ -35,11 +35,6 @@ def temp_name(path):
   return path + ".tmp-shard"
 
 
-def _shards_of(output_file):
-  pattern = output_file + "-?????-of-?????"
-  if is_remote(output_file):
-    return gfile().glob(pattern)
-  return glob.glob(glob.escape(output_file) + "-?????-of-?????")
 
 
 def remove(paths):
@@ -53,10 +48,10 @@ def remove(paths):
 
 
 def publish(temps, finals, *output_files):
-  """Removes the earlier shards of `output_files`, then renames each temp
-  to its final name."""
-  remove(sorted(set(p for f in output_files for p in _shards_of(f)) -
-                set(temps)))
+  """Removes the earlier sets of `output_files` (shards, or the single file
+  of a single-process run), then renames each temp to its final name."""
+  remove(sorted(set(p for f in output_files for p in shards_of(f)) -
+                set(temps)) + [f for f in output_files if f not in finals])
   for temp, final in zip(temps, finals, strict=True):
     if is_remote(final):
       gfile().rename(temp, final, overwrite=True)

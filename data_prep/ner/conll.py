@@ -17,6 +17,8 @@ Example:
 
 import collections
 
+from absl import logging
+
 from bert_tf.io_utils import decode_text
 from bert_tf.io_utils import InputError
 
@@ -61,6 +63,8 @@ class _SentenceBuilder:
     self.seen_docstart = False
     self.sentences = []
     self.words, self.tags, self.lines = [], [], []
+    # Read as IOB2: (count, first line) of I- tags that start an entity.
+    self.iob1_starts = (0, None)
 
   def add_line(self, number, fields):
     if fields[0] == DOCSTART:
@@ -87,8 +91,13 @@ class _SentenceBuilder:
       return
     tags = None
     if self.columns > 1:
-      tags = (iob1_to_iob2(self.tags) if self.tag_scheme == "iob1"
-              else self.tags)
+      converted = iob1_to_iob2(self.tags)
+      tags = converted if self.tag_scheme == "iob1" else self.tags
+      starts = [line for line, tag, new in zip(self.lines, self.tags,
+                                               converted) if tag != new]
+      if starts and self.tag_scheme == "iob2":
+        count, first = self.iob1_starts
+        self.iob1_starts = (count + len(starts), first or starts[0])
     self.sentences.append(Sentence(self.words, tags, self.document,
                                    self.lines, self.path))
     self.words, self.tags, self.lines = [], [], []
@@ -118,6 +127,11 @@ def read_conll(path, tag_scheme="iob2"):
   builder.end_sentence()
   if not builder.sentences:
     raise InputError("%s: no sentences" % path)
+  count, first = builder.iob1_starts
+  if count:
+    logging.warning("%s:%d: %d entities start with I- (first here): an IOB1 "
+                    "file read as IOB2? --tag_scheme=iob1 converts it",
+                    path, first, count)
   return builder.sentences
 
 
