@@ -37,10 +37,11 @@ _LAYERS = {
                        "bert_tf.tokenizers", "bert_tf.checkpoints",
                        "bert_tf.modeling", "bert_tf.tasks"},
     "bert_tf.cli": {"bert_tf"},
-    # Pure data: tokenizers, record bytes, the flag helpers and the runner.
+    # Pure data: tokenizers, record bytes, the flag helpers and the runner
+    # (with its quiet console).
     "data_prep": {"bert_tf.io_utils", "bert_tf.records", "bert_tf.tokenizers",
                   "bert_tf.cli.app", "bert_tf.cli.bert_flags",
-                  "bert_tf.cli.flag_ranges"},
+                  "bert_tf.cli.flag_ranges", "bert_tf.cli.quiet"},
 }
 
 # The original's module names and the `python -m bert_tf.<command>` shims:
