@@ -1,13 +1,16 @@
 # `make demo` runs the main job end to end on shipped data; `make test` runs the
 # lint gate, then the suite (CI); `make test-fast` the unit loop (no subprocess
 # or training runs); `make test-all` adds the slow tests.
-# Each target creates .venv and installs requirements.txt on first use.
+# Each target creates .venv and installs requirements.txt and
+# requirements-beam.txt (the Beam extra: the tests run the Beam jobs) on first
+# use.
 PY := .venv/bin/python
 STAMP := .venv/.installed
 
-$(STAMP): requirements.txt Makefile
+$(STAMP): requirements.txt requirements-beam.txt Makefile
 	python3 -m venv .venv
-	$(PY) -m pip install -q -r requirements.txt 'pytest>=8.0' 'ruff==0.17.6'
+	$(PY) -m pip install -q -r requirements.txt -r requirements-beam.txt \
+	  'pytest>=8.0' 'ruff==0.17.6'
 	touch $(STAMP)
 
 .PHONY: demo lint test test-fast test-all

@@ -10,6 +10,10 @@
 #
 #   bash examples/squad_minilm.sh                  # defaults below
 #   WORK=/tmp/minilm bash examples/squad_minilm.sh --use_xla  # extra flags
+#   SHARED=/data/shared bash examples/squad_minilm.sh  # or MODEL=, SQUAD=
+#
+# Data and model come from ../shared next to the repository (SHARED), as
+# models/all-MiniLM-L6-v2 (MODEL) and data/squad/dev-v1.1.json (SQUAD).
 #
 # Re-running resumes training from the last checkpoint in $WORK/squad.
 set -euo pipefail
@@ -17,8 +21,15 @@ cd "$(dirname "$0")/.."
 PY=python3
 if [ -x .venv/bin/python ]; then PY=.venv/bin/python; fi
 export TF_CPP_MIN_LOG_LEVEL=2
-MODEL=${MODEL:-/work/shared/models/all-MiniLM-L6-v2}
-SQUAD=${SQUAD:-/work/shared/data/squad/dev-v1.1.json}
+SHARED=${SHARED:-../shared}
+MODEL=${MODEL:-$SHARED/models/all-MiniLM-L6-v2}
+SQUAD=${SQUAD:-$SHARED/data/squad/dev-v1.1.json}
+for path in "$MODEL" "$SQUAD"; do
+  if [ ! -e "$path" ]; then
+    echo "ERROR: $path not found (set SHARED, MODEL or SQUAD)" >&2
+    exit 1
+  fi
+done
 WORK=${WORK:-out/squad_minilm}
 CKPT=$WORK/minilm_ckpt
 mkdir -p "$WORK"

@@ -61,6 +61,8 @@ def check_beam_args(argv):
   if extra and not flags.FLAGS.runner:
     raise InputError("unknown flag or argument %s (Beam pipeline options "
                      "need --runner)" % extra[0])
+  if flags.FLAGS.runner:
+    require_beam()
   if extra:
     # pylint: disable-next=g-import-not-at-top
     from apache_beam.options.pipeline_options import PipelineOptions
@@ -73,6 +75,16 @@ def check_beam_args(argv):
         raise InputError("%s: neither a flag of this command nor a Beam "
                          "pipeline option" % arg)
   return extra
+
+
+def require_beam():
+  """InputError saying how to install Apache Beam (an extra) if it is not."""
+  try:
+    import apache_beam  # pylint: disable=g-import-not-at-top,unused-import
+  except ImportError as e:
+    raise InputError(
+        "--runner needs Apache Beam, which is not installed: pip install -e "
+        "'.[beam]' (or pip install -r requirements-beam.txt)") from e
 
 
 class PerWorker:

@@ -91,6 +91,18 @@ def test_cli_tfrecord_equals_original(tmp_path, name):
       "%s.golden.tfrecord" % name, "out.tfrecord"]  # no temp files left
 
 
+def test_root_script_runs_the_original_command(tmp_path):
+  """`python create_pretraining_data.py ...` as in the original README."""
+  out = tmp_path / "out.tfrecord"
+  result = subprocess.run(
+      [sys.executable, "create_pretraining_data.py",
+       "--input_file=%s" % SAMPLE, "--output_file=%s" % out,
+       "--vocab_file=%s" % (FIXTURES / "vocab_uncased.txt")],
+      cwd=REPO, capture_output=True, text=True, check=False)
+  assert result.returncode == 0, result.stderr
+  assert _parse([out]) == _golden_records(tmp_path, "instances")
+
+
 def test_cli_round_robin_and_comma_globs(tmp_path):
   outs = [tmp_path / ("part%d" % i) for i in range(3)]
   # A glob and a comma list: the same single input file, listed once.
