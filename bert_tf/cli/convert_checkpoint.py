@@ -30,6 +30,7 @@ import tensorflow as tf
 from bert_tf.modeling import pretrained
 from bert_tf.checkpoints import checkpoint_io
 from bert_tf.checkpoints import hf_export
+from bert_tf.checkpoints import tfhub_import
 from bert_tf.modeling.bert_config import BertConfig
 from bert_tf.io_utils import InputError
 from bert_tf.io_utils import publish_dir
@@ -42,8 +43,9 @@ def define_flags():
   """Defines this command's flags (the original names and defaults)."""
   flags.DEFINE_string("input", None, "TF1 checkpoint prefix (e.g. "
                       ".../bert_model.ckpt) or an HF model folder.")
-  flags.DEFINE_enum("input_format", "tf1", ["tf1", "hf"],
-                    "Format of --input.")
+  flags.DEFINE_enum("input_format", "tf1", ["tf1", "hf", "tfhub"],
+                    "Format of --input (tfhub: a TF Hub BERT encoder "
+                    "SavedModel folder).")
   flags.DEFINE_enum("output_format", "tf1", ["tf1", "hf"],
                     "Format written to --output_dir.")
   flags.DEFINE_string("output_dir", None, "Folder for the converted model.")
@@ -60,6 +62,8 @@ _CONVERTED_FILES = (_CKPT_NAME + ".*", "checkpoint", "bert_config.json",
 
 def _load(input_path, input_format, bert_config_file):
   """Returns (config, name_map, vocab path or None)."""
+  if input_format == "tfhub":
+    return _load_tfhub(input_path, bert_config_file)
   if input_format == "hf":
     if bert_config_file:
       raise InputError("--bert_config_file is for --input_format=tf1; an HF "
@@ -78,6 +82,17 @@ def _load(input_path, input_format, bert_config_file):
   vocab = os.path.join(folder, "vocab.txt")
   return (config, checkpoint_io.tf1_name_map(encoder, **heads),
           vocab if os.path.isfile(vocab) else None)
+
+
+def _load_tfhub(input_path, bert_config_file):
+  """A TF Hub encoder's arrays under their original names (no model)."""
+  if bert_config_file:
+    raise InputError("--bert_config_file is for --input_format=tf1; a TF Hub "
+                     "encoder's config comes from its variables")
+  if not os.path.isdir(input_path):
+    raise InputError("--input=%s: not a SavedModel folder" % input_path)
+  config, arrays, vocab, _ = tfhub_import.read_tfhub_encoder(input_path)
+  return config, {n: tf.constant(a) for n, a in arrays.items()}, vocab
 
 
 def convert(input_path, input_format, output_dir, bert_config_file=None,

@@ -83,14 +83,29 @@ def _beside_checkpoint(path, flag_name, file_name):
   return candidate
 
 
-def main(argv):
-  del argv
-  for name in ("task", "checkpoint", "export_dir"):
-    if not FLAGS[name].value:
-      raise InputError("--%s is required" % name)
+def _export_without_checkpoint(exporter_cls):
+  """A TF Hub preprocessor: a vocab and a length, no weights."""
+  for name in ("checkpoint", "bert_config_file"):
+    if FLAGS[name].present:
+      raise InputError("--%s is not an option of --task=%s" %
+                       (name, FLAGS.task))
+  if not FLAGS.vocab_file:
+    raise InputError("--vocab_file is required")
+  require_file(FLAGS.vocab_file, "vocab_file")
   if os.path.exists(FLAGS.export_dir):
     raise InputError("--export_dir=%s already exists" % FLAGS.export_dir)
-  checkpoint_io.resolve_checkpoint(FLAGS.checkpoint)  # fails first
+  exporter = exporter_cls(
+      None, FLAGS.vocab_file, FLAGS.do_lower_case,
+      FLAGS.max_seq_length or exporter_cls.DEFAULT_MAX_SEQ_LENGTH)
+  exporter.save(FLAGS.export_dir)
+  print("wrote %s SavedModel to %s" % (FLAGS.task, FLAGS.export_dir))
+
+
+def main(argv):
+  del argv
+  for name in ("task", "export_dir"):
+    if not FLAGS[name].value:
+      raise InputError("--%s is required" % name)
   exporter_cls = get_exporter(FLAGS.task)
   own = {o.name for o in exporter_cls.OPTIONS}
   for cls in registered_exporters().values():
@@ -98,6 +113,13 @@ def main(argv):
       if option.name not in own and FLAGS[option.name].present:
         raise InputError("--%s is not an option of --task=%s" %
                          (option.name, FLAGS.task))
+  if not exporter_cls.NEEDS_CHECKPOINT:
+    return _export_without_checkpoint(exporter_cls)
+  if not FLAGS.checkpoint:
+    raise InputError("--checkpoint is required")
+  if os.path.exists(FLAGS.export_dir):
+    raise InputError("--export_dir=%s already exists" % FLAGS.export_dir)
+  checkpoint_io.resolve_checkpoint(FLAGS.checkpoint)  # fails first
   config = BertConfig.from_json_file(
       _beside_checkpoint(FLAGS.bert_config_file, "bert_config_file",
                          "bert_config.json"))

@@ -142,18 +142,25 @@ class TfTextTokenizer(keras.layers.Layer):
     redo_rows = tf.where(redo)[:, 0]
     keep_rows = tf.where(tf.logical_not(redo))[:, 0]
     merged = tf.concat([tf.gather(ids, keep_rows),
-                        self._exact_ids(tf.gather(texts, redo_rows))], 0)
+                        self._exact_ids(tf.gather(texts, redo_rows)).merge_dims(
+                            1, 2)], 0)
     return tf.gather(merged, tf.argsort(tf.concat([keep_rows, redo_rows], 0)))
 
   def _exact_ids(self, texts):
-    """Word-pieces each word; a word of over 200 characters is [UNK]."""
+    """[B, words, pieces]; a word of over 200 characters is [UNK]."""
     words = text.regex_split(texts, r"\s+|" + _WORD_DELIMITERS,
                              _WORD_DELIMITERS)
     too_long = tf.strings.length(words.flat_values, unit="UTF8_CHAR") > (
         _MAX_CHARS_PER_WORD)
     words = words.with_flat_values(
         tf.where(too_long, "[UNK]", words.flat_values))
-    return self._wordpiece.tokenize(words).merge_dims(1, 2)
+    return self._wordpiece.tokenize(words)
+
+  def word_pieces(self, texts):
+    """Raw strings [B] -> ragged int32 ids [B, words, pieces] (the exact
+    path, kept per word as TF Hub preprocessors' `tokenize` returns them)."""
+    return self._exact_ids(normalize(tf.convert_to_tensor(texts, tf.string),
+                                     self.do_lower_case))
 
   def pack(self, segments, max_seq_length):
     """`pack_inputs` with this vocab's [CLS] and [SEP] ids."""
