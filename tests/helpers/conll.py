@@ -9,8 +9,7 @@ import pytest
 from tests.conftest import REPO
 
 _CANDIDATES = [os.environ.get("BERT_TF_CONLL_DIR"),
-               REPO.parent / "shared" / "data" / "conll2003",
-               "/work/shared/data/conll2003"]
+               REPO.parent / "shared" / "data" / "conll2003"]
 CONLL_DIR = next((pathlib.Path(p) for p in _CANDIDATES
                   if p and (pathlib.Path(p) / "train.txt").is_file()), None)
 

@@ -33,11 +33,13 @@ def run_command(args, timeout=300, **kwargs):
   return result.returncode, result.stderr
 
 
-def start(*args):
-  """`python args...` in the background, stdout and stderr piped."""
+def start(*args, quiet=False):
+  """`python args...` in the background, stdout and stderr piped (`quiet`:
+  discarded, for a chatty process nobody reads while it runs)."""
+  output = subprocess.DEVNULL if quiet else subprocess.PIPE
   return subprocess.Popen([sys.executable] + [str(a) for a in args],
-                          cwd=REPO, env=ENV, stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, text=True)
+                          cwd=REPO, env=ENV, stdout=output, stderr=output,
+                          text=True)
 
 
 def finish(process, timeout=300):
@@ -52,7 +54,7 @@ def kill_when(process, ready, what, timeout=240):
   `what` has not happened within `timeout` seconds."""
   deadline = time.time() + timeout
   while not ready():
-    assert process.poll() is None, process.communicate()[1][-3000:]
+    assert process.poll() is None, (process.communicate()[1] or "")[-3000:]
     assert time.time() < deadline, "no %s within %d s" % (what, timeout)
     time.sleep(0.005)
   process.send_signal(signal.SIGKILL)

@@ -7,13 +7,12 @@ the pipeline with the single-process message and leaves no shard; killing a
 
 import gzip
 import os
-import signal
-import subprocess
-import sys
 import time
 
 from tests.conftest import FIXTURES
-from tests.conftest import REPO
+from tests.helpers.processes import kill_when
+from tests.helpers.processes import run
+from tests.helpers.processes import start
 
 VOCAB = "--vocab_file=%s" % (FIXTURES / "vocab_uncased.txt")
 PRETRAINING = [VOCAB, "--max_seq_length=32", "--max_predictions_per_seq=5",
@@ -21,10 +20,7 @@ PRETRAINING = [VOCAB, "--max_seq_length=32", "--max_predictions_per_seq=5",
 
 
 def _run(module, *args):
-  env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
-  return subprocess.run([sys.executable, "-m", module] + list(args),
-                        cwd=REPO, env=env, capture_output=True, text=True,
-                        timeout=300, check=False)
+  return run(["-m", module, *args])
 
 
 def _ok(result):
@@ -126,20 +122,17 @@ def _children(pid):
 def test_killing_a_pool_job_leaves_no_workers_and_no_shards(tmp_path):
   corpus = _corpus(tmp_path, copies=400)
   prefix = tmp_path / "out" / "pt.tfrecord"
-  env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
-  process = subprocess.Popen(
-      [sys.executable, "-m", "data_prep.create_pretraining_data",
-       "--input_file=%s" % corpus, *PRETRAINING, "--dupe_factor=10",
-       "--output_file=%s" % prefix, "--num_workers=2", "--shard_size_mb=1"],
-      cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-  deadline = time.time() + 60
+  process = start("-m", "data_prep.create_pretraining_data",
+                  "--input_file=%s" % corpus, *PRETRAINING, "--dupe_factor=10",
+                  "--output_file=%s" % prefix, "--num_workers=2",
+                  "--shard_size_mb=1", quiet=True)
   workers = []
-  while len(workers) < 2:
-    assert process.poll() is None and time.time() < deadline
-    workers = _children(process.pid)
-    time.sleep(0.05)
-  process.send_signal(signal.SIGKILL)
-  process.wait()
+
+  def two_workers():
+    workers[:] = _children(process.pid)
+    return len(workers) >= 2
+
+  kill_when(process, two_workers, "two pool workers", timeout=60)
   deadline = time.time() + 10
   while any(_alive(w) for w in workers):
     assert time.time() < deadline, "orphan workers %s" % workers
@@ -196,24 +189,16 @@ def test_run_classifier_trains_on_beam_shards(tmp_path):
            "--output_file=%s" % (tmp_path / "train.tf_record"),
            "--runner=DirectRunner", "--num_output_shards=2"))
   os.remove(tmp_path / "train.tsv")  # the shards are all there is
-  env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
-  train = [sys.executable, "run_classifier.py", *common, "--do_train",
+  train = ["run_classifier.py", *common, "--do_train",
            "--data_dir=%s" % tmp_path,
            "--bert_config_file=%s" % (encoder / "ckpt_b" / "bert_config.json"),
            "--output_dir=%s" % (tmp_path / "out"), "--train_batch_size=4",
            "--num_train_epochs=2", "--save_checkpoints_steps=0"]
-  result = subprocess.run(
-      train + ["--train_records=%s" % (tmp_path / "train.tf_record-*")],
-      cwd=REPO, env=env, capture_output=True, text=True, timeout=300,
-      check=False)
-  _ok(result)
+  _ok(run(train + ["--train_records=%s" % (tmp_path / "train.tf_record-*")]))
   # 16 records (both shards) * 2 epochs / 4 = 8 steps.
   assert (tmp_path / "out" / "ckpt-8.index").exists()
-  result = subprocess.run(
-      train + ["--train_records=%s" % (tmp_path / "nothing-*"),
-               "--output_dir=%s" % (tmp_path / "out2")],
-      cwd=REPO, env=env, capture_output=True, text=True, timeout=300,
-      check=False)
+  result = run(train + ["--train_records=%s" % (tmp_path / "nothing-*"),
+                        "--output_dir=%s" % (tmp_path / "out2")])
   assert result.returncode == 1
   assert result.stderr.splitlines()[-1] == (
       "ERROR: --train_records: no file matches %r" %
@@ -234,16 +219,14 @@ def test_run_squad_trains_on_beam_shards(tmp_path):
            "--runner=DirectRunner", "--num_output_shards=2"))
   files = _shards(tmp_path / "train.tf_record")
   assert len(files) == 2
-  env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
-  result = subprocess.run(
-      [sys.executable, "run_squad.py", vocab, "--do_train",
+  result = run(
+      ["run_squad.py", vocab, "--do_train",
        "--bert_config_file=%s" % (encoder / "ckpt_b" / "bert_config.json"),
        "--train_records=%s" % (tmp_path / "train.tf_record-*"),
        "--output_dir=%s" % (tmp_path / "out"), "--max_seq_length=64",
        "--doc_stride=32", "--max_query_length=16",
        "--train_batch_size=32", "--num_train_epochs=1",
-       "--save_checkpoints_steps=0"], cwd=REPO, env=env,
-      capture_output=True, text=True, timeout=300, check=False)
+       "--save_checkpoints_steps=0"])
   _ok(result)
   import tensorflow as tf  # pylint: disable=g-import-not-at-top
   count = sum(1 for _ in tf.data.TFRecordDataset([str(f) for f in files]))
@@ -284,14 +267,12 @@ def test_ner_and_multiple_choice_beam_shards(tmp_path):
 
 def _train(script, *args):
   encoder = FIXTURES / "encoder"
-  env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
-  return subprocess.run(
-      [sys.executable, script, "--do_train",
+  return run(
+      [script, "--do_train",
        "--vocab_file=%s" % (encoder / "vocab_small.txt"),
        "--bert_config_file=%s" % (encoder / "ckpt_b" / "bert_config.json"),
        "--train_batch_size=4", "--num_train_epochs=1",
-       "--save_checkpoints_steps=0", *args], cwd=REPO, env=env,
-      capture_output=True, text=True, timeout=300, check=False)
+       "--save_checkpoints_steps=0", *args])
 
 
 def _record_count(files):

@@ -9,8 +9,8 @@ from bert_tf.io_utils import InputError
 from data_prep.ner import conll
 from tests.conftest import FIXTURES
 from tests.conftest import REPO
-from tests.data_prep.ner.conll_data import CONLL_DIR
-from tests.data_prep.ner.conll_data import requires_conll
+from tests.helpers.conll import CONLL_DIR
+from tests.helpers.conll import requires_conll
 
 NER = FIXTURES / "ner"
 

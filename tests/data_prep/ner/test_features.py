@@ -16,8 +16,8 @@ from data_prep.ner.features import extend
 from data_prep.ner.features import Featurizer
 from data_prep.ner.records import write_windows
 from tests.conftest import FIXTURES
-from tests.data_prep.ner.conll_data import CONLL_DIR
-from tests.data_prep.ner.conll_data import requires_conll
+from tests.helpers.conll import CONLL_DIR
+from tests.helpers.conll import requires_conll
 
 LABELS = ["O", "B-LOC", "I-LOC", "B-MISC", "I-MISC", "B-ORG", "I-ORG",
           "B-PER", "I-PER"]
