@@ -12,7 +12,7 @@ signature by name (`text_a` [, `text_b`]; `question`, `context`; `text`;
 shape [batch, n] (multiple choice `endings`) is a list of strings, in TSV a
 JSON list; the records of a batch need lists of one length. The output has
 one JSON object a line, in input order: the record's other fields (e.g. an
-`id`) followed by the model's outputs, padded outputs cut to the row's
+`id`; with --keep_inputs the inputs too) followed by the model's outputs, padded outputs cut to the row's
 length (NER `tags` to `num_words`, `entity_*` to `num_entities`, as the
 export's assets.extra/export_config.json says). Only TensorFlow and
 tensorflow_text are needed, as in serving.
@@ -44,6 +44,10 @@ def define_flags():
   flags.DEFINE_string("output_file", None, "JSON lines out.")
   flags.DEFINE_integer("batch_size", 32, "Records per model call.")
   flags.DEFINE_bool("progress", True, "Show a progress bar.")
+  flags.DEFINE_bool("keep_inputs", False,
+                    "Also copy the model's input fields (e.g. text_a, "
+                    "text_b) of each record to its output line (its other "
+                    "fields, e.g. an `id`, are always copied).")
 
 
 def _lines(path):
@@ -149,17 +153,19 @@ def _plain(value):
 
 
 def predict(export_dir, input_file, output_file, batch_size=32,
-            progress=True):
-  """Writes the model's outputs for every record; returns the count."""
+            progress=True, keep_inputs=False):
+  """Writes the model's outputs for every record; returns the count.
+  `keep_inputs`: the output lines start with the whole record, inputs
+  included (else with its fields that are not inputs)."""
   try:
     serving = tf.saved_model.load(export_dir).signatures["serving_default"]
   except (OSError, KeyError, ValueError) as e:
     raise InputError("--export_dir=%s: no SavedModel with a serving_default "
                      "signature (%s)" % (export_dir, first_line(e))) from e
-  except tf.errors.OpError as e:  # e.g. variables/ cut or damaged
+  except (tf.errors.OpError, IndexError) as e:  # variables/ cut, damaged
     raise InputError("--export_dir=%s: cannot load the SavedModel (%s: %s)" %
                      (export_dir, type(e).__name__,
-                      first_line(e.message))) from e
+                      first_line(getattr(e, "message", e)))) from e
   ranks = {name: spec.shape.rank for name, spec in
            serving.structured_input_signature[1].items()}
   padded = _padded_outputs(export_dir)
@@ -187,7 +193,8 @@ def predict(export_dir, input_file, output_file, batch_size=32,
                                    export_dir, cause)) from e
       outputs = {k: _plain(v.numpy().tolist()) for k, v in outputs.items()}
       for i, (_, record) in enumerate(batch):
-        row = {k: v for k, v in record.items() if k not in ranks}
+        row = {k: v for k, v in record.items()
+               if keep_inputs or k not in ranks}
         row.update((k, v[i]) for k, v in sorted(outputs.items()))
         for name, length in padded.items():
           row[name] = row[name][:row[length]]
@@ -207,7 +214,7 @@ def main(argv):
       raise InputError("--%s is required" % name)
   require_file(FLAGS.input_file, "input_file")
   count = predict(FLAGS.export_dir, FLAGS.input_file, FLAGS.output_file,
-                  FLAGS.batch_size, FLAGS.progress)
+                  FLAGS.batch_size, FLAGS.progress, FLAGS.keep_inputs)
   print("wrote %d predictions to %s" % (count, FLAGS.output_file))
 
 

@@ -72,6 +72,24 @@ def test_jsonl_classifier(models, tmp_path):
     assert row["probabilities"] == pytest.approx(probabilities, abs=1e-6)
 
 
+def test_keep_inputs_copies_the_whole_record(models, tmp_path):
+  input_file, output_file = tmp_path / "in.tsv", tmp_path / "out.jsonl"
+  input_file.write_text("text_b\tid\ttext_a\n" + "".join(
+      "%s\t%d\t%s\n" % (b, i, a) for i, (a, b) in enumerate(PAIRS[:2])))
+  assert predict(models["classifier"], str(input_file), str(output_file),
+                 progress=False, keep_inputs=True) == 2
+  rows = [json.loads(line) for line in output_file.read_text().splitlines()]
+  assert [list(r)[:3] for r in rows] == [["text_b", "id", "text_a"]] * 2
+  assert [(r["id"], r["text_a"], r["text_b"]) for r in rows] == [
+      ("0", "Who won?", "Denver"), ("1", "", "")]
+  outputs = set(_direct(models["classifier"], text_a=["x"], text_b=["y"]))
+  assert [set(r) for r in rows] == [{"id", "text_a", "text_b"} | outputs] * 2
+  predict(models["classifier"], str(input_file), str(output_file),
+          progress=False)
+  rows = [json.loads(line) for line in output_file.read_text().splitlines()]
+  assert [set(r) for r in rows] == [{"id"} | outputs] * 2
+
+
 def test_tsv_squad(models, tmp_path):
   questions = [("q1", "where was it?", "It was played in Santa Clara."),
                ("q2", "who?", "Denver beat Carolina , 24 - 10 .")]
