@@ -31,77 +31,78 @@ heads) and --early_stopping_patience (bert_tf/cli/eval_flags.py).
 
 import os
 
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-
-# pylint: disable=g-import-not-at-top,wrong-import-position
 from absl import flags
 from absl import logging
-import tensorflow as tf
 
+from bert_tf.cli import app
 from bert_tf.cli import bert_flags
 from bert_tf.cli import engine_flags
 from bert_tf.cli import eval_flags
-from bert_tf.training import input_pipeline
-from bert_tf.cli import script_runner
-from bert_tf.modeling.bert_config import BertConfig
-from bert_tf.tasks.dynamic_masking import DynamicMasking
 from bert_tf.io_utils import InputError
 from bert_tf.io_utils import make_output_dir
 from bert_tf.io_utils import require_file
-from bert_tf.tasks.base import write_eval_results
-from bert_tf.tasks.pretraining import PretrainingTask
-from bert_tf.cli import app
+from bert_tf.modeling.bert_config import BertConfig
+from bert_tf.tasks.result_files import write_eval_results
 from data_prep.pretraining.documents import expand_input_files
 
 FLAGS = flags.FLAGS
+# Loaded when a job runs (TensorFlow, scikit-learn): --help answers at once.
+dynamic_masking = app.lazy_import("bert_tf.tasks.dynamic_masking")
+input_pipeline = app.lazy_import("bert_tf.training.input_pipeline")
+pretraining = app.lazy_import("bert_tf.tasks.pretraining")
+run_config = app.lazy_import("bert_tf.training.run_config")
+script_runner = app.lazy_import("bert_tf.cli.script_runner")
 
-bert_flags.define_model_flags()
-flags.DEFINE_string(
-    "input_file", None,
-    "Input TF example files (can be a glob or comma separated).")
-bert_flags.define_output_dir()
-flags.DEFINE_integer(
-    "max_seq_length", 128,
-    "The maximum total input sequence length after WordPiece tokenization. "
-    "Sequences longer than this will be truncated, and sequences shorter "
-    "than this will be padded. Must match data generation.")
-flags.DEFINE_integer(
-    "max_predictions_per_seq", 20,
-    "Maximum number of masked LM predictions per sequence. "
-    "Must match data generation.")
-flags.DEFINE_bool("do_train", False, "Whether to run training.")
-flags.DEFINE_bool("do_eval", False, "Whether to run eval on the dev set.")
-flags.DEFINE_integer("train_batch_size", 32, "Total batch size for training.")
-flags.DEFINE_integer("eval_batch_size", 8, "Total batch size for eval.")
-flags.DEFINE_float("learning_rate", 5e-5, "The initial learning rate for Adam.")
-flags.DEFINE_integer("num_train_steps", 100000, "Number of training steps.")
-flags.DEFINE_integer("num_warmup_steps", 10000, "Number of warmup steps.")
-flags.DEFINE_integer("max_eval_steps", 100, "Maximum number of eval steps.")
-# New flags.
-flags.DEFINE_bool(
-    "dynamic_masking", False,
-    "Draw new masked-LM masks for every training batch (tf_text "
-    "mask_language_model, 80/10/10) from the tokens of --input_file, "
-    "instead of the masks stored there. Needs --vocab_file.")
-flags.DEFINE_string(
-    "vocab_file", None,
-    "With --dynamic_masking: the vocabulary of the data (for the ids of "
-    "[CLS], [SEP], [MASK] and the random replacement tokens).")
-flags.DEFINE_float("masked_lm_prob", 0.15,
-                   "With --dynamic_masking: masked LM probability.")
-flags.DEFINE_bool(
-    "do_whole_word_mask", False,
-    "With --dynamic_masking: mask whole words (a piece and its '##' "
-    "pieces), as create_pretraining_data --do_whole_word_mask does.")
-engine_flags.define_engine_flags()
-eval_flags.define_eval_flags(epochs=False, predict_checkpoint=False)
-for _module in (bert_flags, engine_flags, eval_flags):
-  flags.adopt_module_key_flags(_module)
 # The keys of Trainer.evaluate with PretrainingTask (eval_results.txt).
 _METRIC_NAMES = ("loss", "masked_lm_accuracy", "masked_lm_loss",
                  "next_sentence_accuracy", "next_sentence_loss")
-
 _REQUIRED = ("input_file", "bert_config_file", "output_dir")
+
+
+def define_flags():
+  """The original run_pretraining.py flags, and ours."""
+  bert_flags.define_model_flags()
+  flags.DEFINE_string(
+      "input_file", None,
+      "Input TF example files (can be a glob or comma separated).")
+  bert_flags.define_output_dir()
+  flags.DEFINE_integer(
+      "max_seq_length", 128,
+      "The maximum total input sequence length after WordPiece tokenization. "
+      "Sequences longer than this will be truncated, and sequences shorter "
+      "than this will be padded. Must match data generation.")
+  flags.DEFINE_integer(
+      "max_predictions_per_seq", 20,
+      "Maximum number of masked LM predictions per sequence. "
+      "Must match data generation.")
+  flags.DEFINE_bool("do_train", False, "Whether to run training.")
+  flags.DEFINE_bool("do_eval", False, "Whether to run eval on the dev set.")
+  flags.DEFINE_integer("train_batch_size", 32,
+                       "Total batch size for training.")
+  flags.DEFINE_integer("eval_batch_size", 8, "Total batch size for eval.")
+  flags.DEFINE_float("learning_rate", 5e-5,
+                     "The initial learning rate for Adam.")
+  flags.DEFINE_integer("num_train_steps", 100000, "Number of training steps.")
+  flags.DEFINE_integer("num_warmup_steps", 10000, "Number of warmup steps.")
+  flags.DEFINE_integer("max_eval_steps", 100, "Maximum number of eval steps.")
+  # New flags.
+  flags.DEFINE_bool(
+      "dynamic_masking", False,
+      "Draw new masked-LM masks for every training batch (tf_text "
+      "mask_language_model, 80/10/10) from the tokens of --input_file, "
+      "instead of the masks stored there. Needs --vocab_file.")
+  flags.DEFINE_string(
+      "vocab_file", None,
+      "With --dynamic_masking: the vocabulary of the data (for the ids of "
+      "[CLS], [SEP], [MASK] and the random replacement tokens).")
+  flags.DEFINE_float("masked_lm_prob", 0.15,
+                     "With --dynamic_masking: masked LM probability.")
+  flags.DEFINE_bool(
+      "do_whole_word_mask", False,
+      "With --dynamic_masking: mask whole words (a piece and its '##' "
+      "pieces), as create_pretraining_data --do_whole_word_mask does.")
+  engine_flags.define_engine_flags()
+  eval_flags.define_eval_flags(epochs=False, predict_checkpoint=False)
 
 
 def _check_flags():
@@ -119,9 +120,6 @@ def _check_flags():
   elif FLAGS.do_whole_word_mask:
     raise InputError("--do_whole_word_mask needs --dynamic_masking (static "
                      "masks are made by create_pretraining_data)")
-  for name in ("train_batch_size", "eval_batch_size", "max_eval_steps"):
-    if FLAGS[name].value < 1:
-      raise InputError("--%s must be >= 1, got %d" % (name, FLAGS[name].value))
 
 
 def check_records(path, max_seq_length, max_predictions_per_seq):
@@ -132,25 +130,16 @@ def check_records(path, max_seq_length, max_predictions_per_seq):
              "masked_lm_ids": max_predictions_per_seq,
              "masked_lm_weights": max_predictions_per_seq,
              "next_sentence_labels": 1}
-  try:
-    record = next(iter(tf.data.TFRecordDataset(path).take(1)), None)
-  except tf.errors.OpError as e:
-    raise InputError("--input_file %s: unreadable TFRecord file (%s)" %
-                     (path, e.message.splitlines()[0])) from e
-  if record is None:
-    raise InputError("--input_file %s: no records" % path)
-  feature = tf.train.Example.FromString(record.numpy()).features.feature
+  record = input_pipeline.first_record([path])
   for name, length in lengths.items():
-    if name not in feature:
+    if name not in record:
       raise InputError("--input_file %s: record 0 has no %s feature" %
                        (path, name))
-    kind = feature[name].WhichOneof("kind")
-    found = len(getattr(feature[name], kind).value)
-    if found != length:
+    if len(record[name]) != length:
       raise InputError(
           "--input_file %s: record 0 has %d values of %s, the flags expect "
           "%d (--max_seq_length / --max_predictions_per_seq must match data "
-          "generation)" % (path, found, name, length))
+          "generation)" % (path, len(record[name]), name, length))
 
 
 def _train_dataset_fn(input_files, specs):
@@ -159,7 +148,7 @@ def _train_dataset_fn(input_files, specs):
       deterministic=FLAGS.deterministic)
   if not FLAGS.dynamic_masking:
     return dataset_fn
-  masking = DynamicMasking.from_vocab_file(
+  masking = dynamic_masking.DynamicMasking.from_vocab_file(
       FLAGS.vocab_file, FLAGS.max_predictions_per_seq, FLAGS.masked_lm_prob,
       whole_word_mask=FLAGS.do_whole_word_mask)
   return masking.wrap(dataset_fn)
@@ -175,8 +164,9 @@ def main(_):
     check_records(path, FLAGS.max_seq_length, FLAGS.max_predictions_per_seq)
   logging.info("*** Input Files: %d (%s) ***", len(input_files),
                ", ".join(input_files[:5]))
-  specs = input_pipeline.pretraining_features(FLAGS.max_seq_length,
-                                              FLAGS.max_predictions_per_seq)
+  task = pretraining.PretrainingTask(config, FLAGS.max_seq_length,
+                                FLAGS.max_predictions_per_seq)
+  specs = task.feature_spec(True)
 
   def evaluate(trainer):
     # As the original: --max_eval_steps batches of --input_file, in order.
@@ -185,13 +175,18 @@ def main(_):
         drop_remainder=True, max_batches=FLAGS.max_eval_steps)
     return trainer.evaluate(dataset, FLAGS.eval_batch_size)
 
-  hook = eval_flags.eval_hook(FLAGS, evaluate, FLAGS.bert_config_file,
-                              metric_names=_METRIC_NAMES)
+  hook = script_runner.eval_hook(FLAGS, evaluate, FLAGS.bert_config_file,
+                                 metric_names=_METRIC_NAMES)
   make_output_dir(FLAGS.output_dir)
-  pretraining = PretrainingTask(config, FLAGS.max_seq_length,
-                                FLAGS.max_predictions_per_seq)
+  run_config.check_or_write(FLAGS.output_dir, run_config.RunConfig(
+      "pretraining", {"max_predictions_per_seq":
+                      FLAGS.max_predictions_per_seq},
+      # The records are tokenized already: the casing is not known here.
+      run_config.tokenizer_settings(FLAGS.vocab_file, True, None) | {
+          "do_lower_case": None},
+      FLAGS.max_seq_length, config.to_dict()), "use another --output_dir")
   trainer = script_runner.build_trainer(
-      FLAGS, pretraining, FLAGS.num_train_steps, FLAGS.num_warmup_steps)
+      FLAGS, task, FLAGS.num_train_steps, FLAGS.num_warmup_steps)
 
   if FLAGS.do_train:
     logging.info("***** Running training: batch size %d, %d steps *****",
@@ -207,7 +202,8 @@ def main(_):
 
 
 def run():
-  """Console-script entry point (flags are defined at import)."""
+  """Console-script entry point."""
+  define_flags()
   app.run_app(main)
 
 

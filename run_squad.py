@@ -33,32 +33,18 @@ training with the same post-processing and official evaluation as
 """
 
 import json
-import os
 import random
 
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-
-# pylint: disable=g-import-not-at-top,wrong-import-position
 from absl import flags
 from absl import logging
-import tensorflow as tf
 import tqdm
 
-from bert_tf.cli import bert_flags
-from bert_tf.training import distribution
-from bert_tf.cli import engine_flags
-from bert_tf.cli import eval_flags
-from bert_tf.training import input_pipeline
-from bert_tf.cli import script_runner
-from bert_tf.modeling.bert_config import BertConfig
-from bert_tf.io_utils import atomic_output
-from bert_tf.io_utils import output_set
-from bert_tf.io_utils import InputError
-from bert_tf.io_utils import make_output_dir
-from bert_tf.io_utils import require_file
-from bert_tf.tokenizers.loading import load_tokenizer
-from bert_tf.tasks.squad import SquadTask
 from bert_tf.cli import app
+from bert_tf.cli import finetune
+from bert_tf.io_utils import atomic_output
+from bert_tf.io_utils import InputError
+from bert_tf.io_utils import output_set
+from bert_tf.io_utils import require_file
 from data_prep.squad import evaluation as squad_evaluation
 from data_prep.squad import flags as squad_flags
 from data_prep.squad import postprocess as squad_postprocess
@@ -69,36 +55,10 @@ from data_prep.squad.records import read_features_sidecar
 from data_prep.squad.writer import write_squad_features
 
 FLAGS = flags.FLAGS
+# Loaded when a job runs (TensorFlow, scikit-learn): --help answers at once.
+distribution = app.lazy_import("bert_tf.training.distribution")
+squad = app.lazy_import("bert_tf.tasks.squad")
 
-flags.DEFINE_string("train_file", None,
-                    "SQuAD json for training. E.g., train-v1.1.json")
-flags.DEFINE_string(
-    "predict_file", None,
-    "SQuAD json for predictions. E.g., dev-v1.1.json or test-v1.1.json")
-flags.DEFINE_string(
-    "train_records", None,
-    "With --do_train: train on these TFRecords (comma-separated globs, e.g. "
-    "the shards of `python -m data_prep.squad --is_training --runner=...`: "
-    "'out/train.tf_record-*') instead of featurizing --train_file. The "
-    "steps then come from the number of features, not of questions.")
-flags.DEFINE_bool("do_predict", False, "Whether to run eval on the dev set.")
-flags.DEFINE_integer("predict_batch_size", 8,
-                     "Total batch size for predictions.")
-flags.DEFINE_bool(
-    "verbose_logging", False,
-    "If true, all of the warnings related to data processing will be "
-    "printed. A number of warnings are expected for a normal SQuAD "
-    "evaluation.")
-script_runner.define_finetuning_flags(max_seq_length=384)
-bert_flags.define_spm_model_file()
-squad_flags.define_feature_flags()
-squad_flags.define_prediction_flags()
-# List the shared flags in --helpshort too.
-for _module in (bert_flags, script_runner, engine_flags, eval_flags,
-                squad_flags):
-  flags.adopt_module_key_flags(_module)
-
-_REQUIRED = ("bert_config_file", "output_dir")
 # The keys of eval_results.json (evaluation.evaluate), by v2, for
 # --best_metric.
 _METRIC_NAMES = {
@@ -107,208 +67,163 @@ _METRIC_NAMES = {
            "HasAns_total", "NoAns_exact", "NoAns_f1", "NoAns_total",
            "best_exact", "best_exact_thresh", "best_f1", "best_f1_thresh"),
 }
-
-
-def _periodic_eval():
-  return bool(FLAGS.eval_every_steps or FLAGS.eval_every_epochs)
-
-
-def _check_flags():
-  """The original `validate_flags_or_throw`, plus files and sizes; -> config."""
-  for name in _REQUIRED:
-    if not FLAGS[name].value:
-      raise InputError("--%s is required" % name)
-  require_file(FLAGS.bert_config_file, "bert_config_file")
-  config = BertConfig.from_json_file(FLAGS.bert_config_file)
-  script_runner.check_case(FLAGS.do_lower_case, FLAGS.init_checkpoint)
-  script_runner.check_do_flags(FLAGS, "do_train", "do_predict")
-  eval_flags.check_eval_flags(FLAGS, training=FLAGS.do_train)
-  for do_flag, file_flag in (("do_train", "train_file"),
-                             ("do_predict", "predict_file")):
-    if FLAGS[do_flag].value and not (file_flag == "train_file" and
-                                     FLAGS.train_records):
-      if not FLAGS[file_flag].value:
-        raise InputError("If `%s` is True, then `%s` must be specified." %
-                         (do_flag, file_flag))
-      require_file(FLAGS[file_flag].value, file_flag)
-  if _periodic_eval():
-    if not FLAGS.predict_file:
-      raise InputError("evaluation during training needs --predict_file "
-                       "(a dev set with answers)")
-    require_file(FLAGS.predict_file, "predict_file")
-  config.check_max_seq_length(FLAGS.max_seq_length)
-  check_feature_settings(FLAGS.max_seq_length, FLAGS.doc_stride,
-                         FLAGS.max_query_length)
-  if not FLAGS.spm_model_file:
-    require_file(FLAGS.vocab_file, "vocab_file")
-  config.check_vocab(load_tokenizer(FLAGS.vocab_file, FLAGS.do_lower_case,
-                                    FLAGS.spm_model_file).vocab,
-                     FLAGS.spm_model_file or FLAGS.vocab_file)
-  config.check_segments(True, "SQuAD (question + context)")
-  return config
-
-
-def _write_records(examples, name, is_training, features_file=None):
-  """Featurizes `examples` into output_dir/name; returns (path, features)."""
-  path = os.path.join(FLAGS.output_dir, name)
-  counts = write_squad_features(
-      examples, FLAGS.vocab_file, FLAGS.do_lower_case, path, features_file,
-      FLAGS.max_seq_length, FLAGS.doc_stride, FLAGS.max_query_length,
-      is_training, progress=True, spm_model_file=FLAGS.spm_model_file)
-  logging.info("  Num orig examples = %d", counts.examples)
-  logging.info("  Num split examples = %d", counts.features)
-  return path, counts.features
-
-
-def _train(trainer, examples, num_train_steps, eval_hook):
-  """Trains on `examples`, or on the record files --train_records gave."""
-  logging.info("***** Running training *****")
-  if FLAGS.train_records:
-    paths = examples
-  else:
-    paths = [_write_records(examples, "train.tf_record", True)[0]]
-  logging.info("  Batch size = %d", FLAGS.train_batch_size)
-  logging.info("  Num steps = %d", num_train_steps)
-  specs = input_pipeline.squad_features(FLAGS.max_seq_length, True)
-  trainer.train(input_pipeline.training_dataset_fn(
-      paths, specs, FLAGS.train_batch_size), num_train_steps,
-                eval_hook=eval_hook)
-
-
-def _raw_results(trainer, path, num_features):
-  """The model's logits for every feature of `path`, in file order."""
-  dataset = input_pipeline.eval_dataset(
-      [path], input_pipeline.squad_features(FLAGS.max_seq_length, False),
-      FLAGS.predict_batch_size)
-  rows = trainer.predict(dataset, FLAGS.predict_batch_size,
-                         feature_keys=("unique_ids",))
-  # tolist(): Python floats holding the exact float32 values, so re-scoring
-  # raw_results.jsonl later gives the same predictions.
-  return [squad_postprocess.RawResult(int(row["unique_ids"]),
-                                      row["start_logits"].tolist(),
-                                      row["end_logits"].tolist())
-          for row in tqdm.tqdm(rows, total=num_features, unit="feature",
-                               disable=None if FLAGS.progress else True)]
-
-
-class _DevSet:
-  """--predict_file: its features (written once), predictions and metrics,
-  shared by --do_predict and the evaluations during training."""
-
-  def __init__(self, examples):
-    self.examples = examples
-    self.v2 = FLAGS.version_2_with_negative
-    self.dataset = load_squad_json(FLAGS.predict_file)
-    self.is_scorable = squad_evaluation.is_scorable(self.dataset, self.v2)
-    self._records = None
-
-  def _features(self):
-    if self._records is None:
-      sidecar = os.path.join(FLAGS.output_dir,
-                             "eval.tf_record.features.jsonl")
-      path, num_features = _write_records(self.examples, "eval.tf_record",
-                                          False, sidecar)
-      logging.info("  Batch size = %d", FLAGS.predict_batch_size)
-      self._records = path, num_features, read_features_sidecar(sidecar)[1]
-    return self._records
-
-  def predict(self, trainer):
-    """(raw results, Predictions) of the trainer's weights."""
-    path, num_features, features = self._features()
-    results = _raw_results(trainer, path, num_features)
-    return results, squad_postprocess.compute_predictions(
-        self.examples, features, results, FLAGS.n_best_size,
-        FLAGS.max_answer_length, FLAGS.do_lower_case, self.v2,
-        FLAGS.null_score_diff_threshold, bool(FLAGS.spm_model_file))
-
-  def metrics(self, predictions):
-    """The official evaluation (eval_results.json)."""
-    return squad_evaluation.evaluate(
-        self.dataset, predictions.predictions,
-        predictions.null_odds if self.v2 else None, self.v2)
-
-  def eval_results(self, trainer):
-    """The official metrics of the trainer's weights (the eval_fn)."""
-    return self.metrics(self.predict(trainer)[1])
-
-
 # Recorded with raw_results.jsonl (data_prep.squad_predictions checks them).
 _FEATURE_SETTINGS = ("max_seq_length", "doc_stride", "max_query_length")
-
-
-def _predict(trainer, dev):
-  logging.info("***** Running predictions *****")
-  results, predictions = dev.predict(trainer)
-  if not distribution.is_chief(trainer.strategy):
-    return  # Every worker predicts; only the chief writes the outputs.
-  with output_set(FLAGS.output_dir, PREDICTION_SET):
-    _write_predictions(dev, results, predictions)
-
-
 # One run's prediction outputs: published together (io_utils.output_set).
 PREDICTION_SET = ("raw_results.jsonl", "raw_results.jsonl.settings.json",
                   "predictions.json", "nbest_predictions.json",
                   "null_odds.json", "eval_results.json")
 
 
-def _write_predictions(dev, results, predictions):
-  squad_postprocess.write_raw_results(
-      os.path.join(FLAGS.output_dir, "raw_results.jsonl"), results,
-      {name: FLAGS[name].value for name in _FEATURE_SETTINGS})
-  squad_postprocess.write_prediction_files(predictions, FLAGS.output_dir)
-  logging.info("%d predictions written to %s", len(predictions.predictions),
-               FLAGS.output_dir)
-  if not dev.is_scorable:
-    logging.info("%s has no answers: no eval_results.json",
-                 FLAGS.predict_file)
-    return
-  metrics = dev.metrics(predictions)
-  with atomic_output(os.path.join(FLAGS.output_dir,
-                                  "eval_results.json")) as f:
-    f.write(json.dumps(metrics, indent=2) + "\n")
-  print(json.dumps(metrics))
+def _sidecar(records_path):
+  return records_path + ".features.jsonl"
+
+
+def define_flags():
+  """The original run_squad.py flags, and ours."""
+  flags.DEFINE_string("train_file", None,
+                      "SQuAD json for training. E.g., train-v1.1.json")
+  flags.DEFINE_string(
+      "predict_file", None,
+      "SQuAD json for predictions. E.g., dev-v1.1.json or test-v1.1.json")
+  flags.DEFINE_bool("do_predict", False, "Whether to run eval on the dev set.")
+  flags.DEFINE_integer("predict_batch_size", 8,
+                       "Total batch size for predictions.")
+  flags.DEFINE_bool(
+      "verbose_logging", False,
+      "If true, all of the warnings related to data processing will be "
+      "printed. A number of warnings are expected for a normal SQuAD "
+      "evaluation.")
+  finetune.define_flags(max_seq_length=384, records_of="data_prep.squad "
+                        "--is_training", splits=())
+  squad_flags.define_feature_flags()
+  squad_flags.define_prediction_flags()
+
+
+class SquadJob(finetune.Job):
+  """SQuAD questions -> doc-span features -> SquadTask -> predictions and
+  the official evaluation. --predict_file is the dev split: predicted with
+  --do_predict and scored during training."""
+
+  splits = {"train": finetune.SPLITS["train"],
+            "dev": finetune.Split("do_predict", "eval.tf_record",
+                                  "predict_batch_size")}
+  pairs = (True, "SQuAD (question + context)")
+  _features = None  # the dev sidecar's features
+
+  def check_flags(self, config):
+    """The original `validate_flags_or_throw`, plus files and sizes."""
+    for do_flag, file_flag in (("do_train", "train_file"),
+                               ("do_predict", "predict_file")):
+      if FLAGS[do_flag].value and not (file_flag == "train_file" and
+                                       FLAGS.train_records):
+        if not FLAGS[file_flag].value:
+          raise InputError("If `%s` is True, then `%s` must be specified." %
+                           (do_flag, file_flag))
+        require_file(FLAGS[file_flag].value, file_flag)
+    if self.periodic_eval():
+      if not FLAGS.predict_file:
+        raise InputError("evaluation during training needs --predict_file "
+                         "(a dev set with answers)")
+      require_file(FLAGS.predict_file, "predict_file")
+    check_feature_settings(FLAGS.max_seq_length, FLAGS.doc_stride,
+                           FLAGS.max_query_length)
+
+  def read(self, split):
+    v2 = FLAGS.version_2_with_negative
+    if split == "train":
+      examples = read_squad_examples(FLAGS.train_file, True, v2)
+      random.Random(12345).shuffle(examples)
+      return examples
+    self.dataset = load_squad_json(FLAGS.predict_file)
+    self.is_scorable = squad_evaluation.is_scorable(self.dataset, v2)
+    if self.periodic_eval() and not self.is_scorable:
+      raise InputError("--predict_file=%s has no answers to evaluate during "
+                       "training" % FLAGS.predict_file)
+    return read_squad_examples(FLAGS.predict_file, False, v2)
+
+  def build_task(self, config, tokenizer):
+    return squad.SquadTask(config, FLAGS.max_seq_length)
+
+  def write_records(self, split, path):
+    is_training = split == "train"
+    counts = write_squad_features(
+        self.examples[split], FLAGS.vocab_file, FLAGS.do_lower_case, path,
+        None if is_training else _sidecar(path), FLAGS.max_seq_length, FLAGS.doc_stride,
+        FLAGS.max_query_length, is_training, progress=True,
+        spm_model_file=FLAGS.spm_model_file)
+    logging.info("  Num orig examples = %d", counts.examples)
+    logging.info("  Num split examples = %d", counts.features)
+
+  def run_settings(self):
+    return "squad", {}, {"doc_stride": FLAGS.doc_stride,
+                         "max_query_length": FLAGS.max_query_length}
+
+  def _predict(self, trainer):
+    """(raw results, Predictions) of the trainer's weights."""
+    rows = self.predict_rows(trainer, "dev", ("unique_ids",))
+    if self._features is None:  # written with the records, read once
+      self._features = read_features_sidecar(_sidecar(self.records("dev")))[1]
+    features = self._features
+    # tolist(): Python floats holding the exact float32 values, so
+    # re-scoring raw_results.jsonl later gives the same predictions.
+    results = [squad_postprocess.RawResult(int(row["unique_ids"]),
+                                           row["start_logits"].tolist(),
+                                           row["end_logits"].tolist())
+               for row in tqdm.tqdm(rows, total=len(features),
+                                    unit="feature",
+                                    disable=None if FLAGS.progress else True)]
+    return results, squad_postprocess.compute_predictions(
+        self.examples["dev"], features, results, FLAGS.n_best_size,
+        FLAGS.max_answer_length, FLAGS.do_lower_case,
+        FLAGS.version_2_with_negative, FLAGS.null_score_diff_threshold,
+        bool(FLAGS.spm_model_file))
+
+  def _metrics(self, predictions):
+    """The official evaluation (eval_results.json)."""
+    v2 = FLAGS.version_2_with_negative
+    return squad_evaluation.evaluate(
+        self.dataset, predictions.predictions,
+        predictions.null_odds if v2 else None, v2)
+
+  def eval_results(self, trainer):
+    return self._metrics(self._predict(trainer)[1])
+
+  def metric_names(self):
+    return _METRIC_NAMES[FLAGS.version_2_with_negative]
+
+  def write_outputs(self, trainer):
+    logging.info("***** Running predictions *****")
+    results, predictions = self._predict(trainer)
+    if not distribution.is_chief(trainer.strategy):
+      return  # Every worker predicts; only the chief writes the outputs.
+    with output_set(FLAGS.output_dir, PREDICTION_SET):
+      self._write_predictions(results, predictions)
+
+  def _write_predictions(self, results, predictions):
+    squad_postprocess.write_raw_results(
+        self.output_path("raw_results.jsonl"), results,
+        {name: FLAGS[name].value for name in _FEATURE_SETTINGS})
+    squad_postprocess.write_prediction_files(predictions, FLAGS.output_dir)
+    logging.info("%d predictions written to %s",
+                 len(predictions.predictions), FLAGS.output_dir)
+    if not self.is_scorable:
+      logging.info("%s has no answers: no eval_results.json",
+                   FLAGS.predict_file)
+      return
+    metrics = self._metrics(predictions)
+    with atomic_output(self.output_path("eval_results.json")) as f:
+      f.write(json.dumps(metrics, indent=2) + "\n")
+    print(json.dumps(metrics))
 
 
 def main(_):
-  config = _check_flags()
-  v2 = FLAGS.version_2_with_negative
-  # Both files are read now, so a bad question fails before any training.
-  train_examples = dev = None
-  num_train_steps, num_warmup_steps, steps_per_epoch = 0, 0, None
-  if FLAGS.do_train and FLAGS.train_records:
-    train_examples, num_train = input_pipeline.train_records(
-        FLAGS.train_records,
-        input_pipeline.squad_features(FLAGS.max_seq_length, True))
-  elif FLAGS.do_train:
-    train_examples = read_squad_examples(FLAGS.train_file, True, v2)
-    random.Random(12345).shuffle(train_examples)
-    num_train = len(train_examples)
-  if FLAGS.do_train:
-    steps_per_epoch = num_train / FLAGS.train_batch_size
-    num_train_steps, num_warmup_steps = script_runner.train_steps(
-        num_train, FLAGS.train_batch_size, FLAGS.num_train_epochs,
-        FLAGS.warmup_proportion)
-  if FLAGS.do_predict or _periodic_eval():
-    dev = _DevSet(read_squad_examples(FLAGS.predict_file, False, v2))
-    if _periodic_eval() and not dev.is_scorable:
-      raise InputError("--predict_file=%s has no answers to evaluate during "
-                       "training" % FLAGS.predict_file)
-  hook = eval_flags.eval_hook(
-      FLAGS, dev.eval_results if dev else None, FLAGS.bert_config_file,
-      steps_per_epoch, _METRIC_NAMES[v2])
-  make_output_dir(FLAGS.output_dir)
-  trainer = script_runner.build_trainer(
-      FLAGS, SquadTask(config, FLAGS.max_seq_length), num_train_steps,
-      num_warmup_steps)
-  if FLAGS.do_train:
-    _train(trainer, train_examples, num_train_steps, hook)
-  if FLAGS.do_predict:
-    eval_flags.restore_predict_checkpoint(FLAGS, trainer)
-    _predict(trainer, dev)
+  finetune.run(SquadJob(FLAGS))
 
 
 def run():
-  """Console-script entry point (flags are defined at import)."""
+  """Console-script entry point."""
+  define_flags()
   app.run_app(main)
 
 

@@ -44,6 +44,7 @@ from bert_tf.modeling.bert_config import BertConfig
 from bert_tf.checkpoints.engine_checkpoint import restore_engine_checkpoint
 from bert_tf.tasks.pretraining import PretrainingModel
 from bert_tf.tasks.pretraining import pretraining_metrics
+from bert_tf.tasks import pretraining as pretraining_task
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("corpus", None, "One sentence per line, blank line "
@@ -84,7 +85,7 @@ def split_corpus(corpus, train_path, heldout_path, every):
 
 
 def _dataset(path, batch_size=64):
-  specs = input_pipeline.pretraining_features(_SEQ, _PRED)
+  specs = pretraining_task.feature_spec(_SEQ, _PRED)
   return input_pipeline.eval_dataset([path], specs, batch_size)
 
 

@@ -1,18 +1,12 @@
 r"""python -m bert_tf.predict: raw text -> predictions with a SavedModel.
 
-    python -m bert_tf.predict --export_dir=DIR --input_file=in.jsonl|in.tsv \
-      --output_file=out.jsonl [--batch_size=32]
+    python -m bert_tf.predict --export_dir=DIR --input_file=in.jsonl \
+      --output_file=out.jsonl
 
-The code lives in `bert_tf.cli.predict` (see its docstring).
+The code and the full help live in `bert_tf.cli.predict`.
 """
 
-from absl import flags
-
-from bert_tf.cli import predict
-from bert_tf.cli import app
+from bert_tf.cli.predict import run
 
 if __name__ == "__main__":
-  predict.define_flags()
-  # --helpshort lists this command's flags.
-  flags.adopt_module_key_flags(predict)
-  app.run_app(predict.main)
+  run()

@@ -20,6 +20,7 @@ Example:
       app.run_app(main)
 """
 
+import importlib.util
 import os
 import sys
 
@@ -43,6 +44,21 @@ def _module_file(module_name):
   module = sys.modules.get(module_name)
   path = getattr(module, "__file__", None) or module_name
   return os.path.realpath(path) if os.path.exists(path) else None
+
+
+def lazy_import(name):
+  """Module `name`, executed on its first attribute access. Entry points
+  import their TensorFlow / scikit-learn modules this way, so that `--help`
+  and flag errors answer in a second, not after loading TensorFlow."""
+  if name in sys.modules:
+    return sys.modules[name]
+  spec = importlib.util.find_spec(name)
+  loader = importlib.util.LazyLoader(spec.loader)
+  spec.loader = loader
+  module = importlib.util.module_from_spec(spec)
+  sys.modules[name] = module
+  loader.exec_module(module)
+  return module
 
 
 def is_project_flag(flag_values, name):
@@ -85,11 +101,16 @@ def check_flag_ranges(flag_values):
         raise InputError("--%s=%s %s" % (name, value, error))
 
 
-def _list_in_help(flag_values):
-  """Makes every project flag a key flag of the main module, which is what
-  `--helpshort` lists."""
+def _help_as_the_command(flag_values, main):
+  """Makes every project flag a key flag of the main module (what
+  `--helpshort` lists) and, for a console script, the command module's
+  docstring the usage text (absl prints `__main__`'s)."""
   for name in project_flags(flag_values):
     flag_values.register_key_flag_for_module(sys.argv[0], flag_values[name])
+  main_module = sys.modules.get("__main__")
+  command = sys.modules.get(getattr(main, "__module__", ""))
+  if main_module is not None and not getattr(main_module, "__doc__", None):
+    main_module.__doc__ = getattr(command, "__doc__", None)
 
 
 def guarded(main):
@@ -120,5 +141,5 @@ def run_app(main, flags_parser=parse_flags):
   `flags_parser`: `parse_flags`, or one that leaves some arguments to
   `main`."""
   quiet.quiet_tensorflow()  # Before anything imports TensorFlow.
-  _list_in_help(flags.FLAGS)
+  _help_as_the_command(flags.FLAGS, main)
   app.run(guarded(main), flags_parser=flags_parser)

@@ -1,17 +1,12 @@
-"""Flags -> strategy, precision, optimizer, init_checkpoint and `Trainer`.
+"""Flags -> strategy, precision, optimizer, init_checkpoint, `Trainer` and
+the evaluation hook.
 
 The wiring the original scripts did with `RunConfig` + `TPUEstimator`,
-shared by run_classifier.py, run_squad.py and run_pretraining.py. Importing
-`define_finetuning_flags` defines the engine flags
-(`bert_tf.cli.engine_flags`) and the original flags run_classifier and
-run_squad share (run_pretraining defines its own `learning_rate`,
-`init_checkpoint`, `output_dir`, ...). A script with other shared flag
-modules can list them in --helpshort with `flags.adopt_module_key_flags`.
+shared by the fine-tuning skeleton (`bert_tf.cli.finetune`) and
+run_pretraining.py. The flags themselves are defined TensorFlow-free
+(`finetune.define_flags`, `engine_flags`, `eval_flags`).
 
-Example:
-    define_finetuning_flags(max_seq_length=128)  # at module level
-
-    # inside an absl `main`:
+Example (inside an absl `main`):
     check_do_flags(FLAGS, "do_train", "do_eval", "do_predict")
     check_case(FLAGS.do_lower_case, FLAGS.init_checkpoint)
     steps, warmup = train_steps(len(examples), FLAGS.train_batch_size,
@@ -24,45 +19,21 @@ Example:
                        {"eval_loss": 0.5, "global_step": steps})
 """
 
-from absl import flags
-from absl import logging
+import os
 
-from bert_tf.cli import bert_flags
+from absl import logging
+import tensorflow as tf
+
 from bert_tf.checkpoints import checkpoint_io
-from bert_tf.training import distribution
 from bert_tf.cli import engine_flags
 from bert_tf.cli import eval_flags
-from bert_tf.training import optimization
-from bert_tf.tokenizers import tokenization
 from bert_tf.io_utils import InputError
+from bert_tf.tokenizers import tokenization
+from bert_tf.training import distribution
+from bert_tf.training import eval_hook as eval_hook_lib
+from bert_tf.training import optimization
+from bert_tf.training import unfreezing
 from bert_tf.training.trainer import Trainer
-
-
-def define_finetuning_flags(max_seq_length):
-  """Defines the original flags run_classifier and run_squad share (same
-  names, help and defaults; `max_seq_length` is 128 / 384 there), and the
-  evaluation-during-training flags (`bert_tf.cli.eval_flags`)."""
-  engine_flags.define_engine_flags()
-  eval_flags.define_eval_flags()
-  bert_flags.define_model_flags()
-  bert_flags.define_tokenizer_flags()
-  bert_flags.define_max_seq_length(max_seq_length)
-  bert_flags.define_output_dir()
-  flags.DEFINE_bool("do_train", False, "Whether to run training.")
-  flags.DEFINE_integer("train_batch_size", 32,
-                       "Total batch size for training.")
-  flags.DEFINE_float("learning_rate", 5e-5,
-                     "The initial learning rate for Adam.")
-  flags.DEFINE_float("num_train_epochs", 3.0,
-                     "Total number of training epochs to perform.")
-  flags.DEFINE_float(
-      "warmup_proportion", 0.1,
-      "Proportion of training to perform linear learning rate warmup for. "
-      "E.g., 0.1 = 10% of training.")
-  flags.DEFINE_integer(
-      "num_frozen_layers", 0,
-      "If > 0, the embeddings and the lowest N transformer layers are not "
-      "trained (no gradient, weights stay as loaded).")
 
 
 def check_do_flags(flag_values, *names):
@@ -144,6 +115,21 @@ def freeze_lowest_layers(task, num_layers):
   task.build_model = build_frozen_model
 
 
+def unfreeze_schedule(flag_values, config=None):
+  """`--unfreeze_schedule` parsed (checked against `config`'s layers), or
+  None; it excludes `--num_frozen_layers`."""
+  text = flag_values.get_flag_value("unfreeze_schedule", None)
+  if not text:
+    return None
+  if flag_values.get_flag_value("num_frozen_layers", 0):
+    raise InputError("--unfreeze_schedule and --num_frozen_layers: give one "
+                     "(the schedule's first phase is the frozen start)")
+  schedule = unfreezing.UnfreezeSchedule.parse(text)
+  if config is not None:
+    schedule.check_layers(config.num_hidden_layers)
+  return schedule
+
+
 def build_trainer(flag_values, task, num_train_steps=0,
                   num_warmup_steps=0):
   """Returns a `Trainer` set up from the flags.
@@ -176,6 +162,55 @@ def build_trainer(flag_values, task, num_train_steps=0,
   if "num_frozen_layers" in flag_values:
     freeze_lowest_layers(task, flag_values.num_frozen_layers)
   return Trainer(task, optimizer_fn, flag_values.output_dir, strategy,
+                 unfreeze_schedule=unfreeze_schedule(flag_values),
                  init_checkpoint_fn=tf1_init_fn(flag_values.init_checkpoint),
                  **engine_flags.trainer_kwargs(flag_values))
 
+
+def _save_tf1(prefix, model, global_step):
+  checkpoint_io.save_tf1_checkpoint(prefix, model.tf1_variables(),
+                                    global_step)
+
+
+def eval_hook(flag_values, eval_fn, config_file, steps_per_epoch=None,
+              metric_names=None):
+  """The `EvalHook` the flags ask for, or None without periodic evaluation.
+
+  Args:
+    flag_values: parsed flags with the eval flags and `output_dir`.
+    eval_fn: `fn(trainer)` -> {metric: value}, the task's full dev
+      evaluation of the trainer's current weights.
+    config_file: the bert_config.json copied into best/.
+    steps_per_epoch: training steps per epoch (for --eval_every_epochs).
+    metric_names: the names eval_fn returns, to check --best_metric early.
+  """
+  steps, epochs = eval_flags.eval_every(flag_values)
+  if epochs is not None:
+    steps = max(1, int(steps_per_epoch * epochs))
+  if steps is None:
+    return None
+  return eval_hook_lib.EvalHook(
+      eval_fn, flag_values.output_dir, steps,
+      best_metric=flag_values.best_metric, best_mode=flag_values.best_mode,
+      patience=flag_values.early_stopping_patience, save_fn=_save_tf1,
+      config_file=config_file, metric_names=metric_names)
+
+
+def restore_predict_checkpoint(flag_values, trainer):
+  """With --predict_checkpoint=best, loads output_dir/best/ into `trainer`
+  for its evaluate/predict calls (its step becomes the reported one)."""
+  if flag_values.predict_checkpoint != "best":
+    return
+  folder = os.path.join(flag_values.output_dir, eval_hook_lib.BEST_DIR)
+  prefix = os.path.join(folder, eval_hook_lib.BEST_CHECKPOINT)
+  if not tf.io.gfile.exists(prefix + ".index"):
+    raise InputError("--predict_checkpoint=best: %s holds no checkpoint "
+                     "(train with --best_metric)" % folder)
+  report = checkpoint_io.init_from_checkpoint(prefix,
+                                              trainer.model.tf1_variables())
+  if report.not_in_checkpoint:
+    raise InputError("%s: no variable %s (a checkpoint of another task?)" %
+                     (prefix, report.not_in_checkpoint[0]))
+  step = int(tf.train.load_checkpoint(prefix).get_tensor("global_step"))
+  trainer.use_loaded_weights(step)
+  logging.info("--predict_checkpoint=best: %s (step %d)", prefix, step)

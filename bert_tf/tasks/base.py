@@ -22,12 +22,8 @@ is the union of their original TF1 names (so checkpoint I/O is a table).
 """
 
 import keras
-import numpy as np
-
-from absl import logging
 
 from bert_tf.checkpoints import checkpoint_io
-from bert_tf.io_utils import atomic_output
 from bert_tf.modeling.bert_encoder import BertEncoder
 
 ENCODER_INPUTS = ("input_ids", "input_mask", "segment_ids")
@@ -84,18 +80,3 @@ class TaskModel(keras.Model):
   def tf1_variables(self):
     """Original TF1 name -> variable, encoder and heads."""
     return checkpoint_io.tf1_name_map(self.encoder, **self.heads())
-
-
-def format_value(value):
-  """`str` of a metric as the original printed it (numpy float32 / int)."""
-  if isinstance(value, (int, np.integer)):
-    return str(int(value))
-  return str(np.float32(value))
-
-
-def write_eval_results(path, results):
-  """Writes sorted `key = value` lines (the original eval_results.txt)."""
-  with atomic_output(path) as writer:
-    for key in sorted(results):
-      logging.info("  %s = %s", key, format_value(results[key]))
-      writer.write("%s = %s\n" % (key, format_value(results[key])))

@@ -24,8 +24,15 @@ import tensorflow as tf
 from bert_tf.modeling.heads.classifier_head import ClassifierHead
 from bert_tf.tasks.base import Task
 from bert_tf.tasks.base import TaskModel
-from bert_tf.training import input_pipeline
+from bert_tf.records import task_schemas
 
+
+
+def feature_spec(seq_length, is_regression=False, num_labels=None):
+  """`run_classifier.file_based_input_fn_builder`'s spec (`num_labels` for
+  multi-label records)."""
+  return task_schemas.classifier_schema(seq_length, is_regression,
+                                        num_labels).parse_spec()
 
 class ClassifierModel(TaskModel):
   """Sequence(-pair) classifier or regressor over a classifier feature dict."""
@@ -96,6 +103,6 @@ class ClassificationTask(Task):
 
   def feature_spec(self, is_training):
     del is_training  # Every split has labels (zeros on the test set).
-    return input_pipeline.classifier_features(
+    return feature_spec(
         self.max_seq_length, self.num_labels == 1,
         self.num_labels if self.multi_label else None)

@@ -14,7 +14,7 @@ Example:
 import numpy as np
 
 from bert_tf.tasks import glue_metrics
-from bert_tf.tasks.base import format_value
+from bert_tf.tasks.result_files import format_value
 
 
 def _column(rows, key, dtype=None):

@@ -24,7 +24,7 @@ from bert_tf.modeling.heads.masked_lm_head import MaskedLMHead
 from bert_tf.modeling.heads.next_sentence_head import NextSentenceHead
 from bert_tf.tasks.base import Task
 from bert_tf.tasks.base import TaskModel
-from bert_tf.training import input_pipeline
+from bert_tf.records import task_schemas
 # The original's guard against a batch without any real prediction.
 _MLM_DENOMINATOR_EPSILON = 1e-5
 
@@ -36,6 +36,12 @@ def _label_loss(log_probs, labels):
                      batch_dims=labels.shape.rank)
   return -tf.squeeze(picked, -1)
 
+
+
+def feature_spec(seq_length, max_predictions_per_seq):
+  """`run_pretraining.input_fn_builder`'s spec."""
+  return task_schemas.pretraining_schema(seq_length,
+                                         max_predictions_per_seq).parse_spec()
 
 class PretrainingModel(TaskModel):
   """Encoder + masked-LM and next-sentence heads over the feature dict."""
@@ -133,5 +139,5 @@ class PretrainingTask(Task):
 
   def feature_spec(self, is_training):
     del is_training  # The same records train and evaluate.
-    return input_pipeline.pretraining_features(self.max_seq_length,
+    return feature_spec(self.max_seq_length,
                                                self.max_predictions_per_seq)

@@ -23,8 +23,14 @@ import tensorflow as tf
 from bert_tf.modeling.heads.squad_head import SquadHead
 from bert_tf.tasks.base import Task
 from bert_tf.tasks.base import TaskModel
-from bert_tf.training import input_pipeline
+from bert_tf.records import task_schemas
 
+
+
+def feature_spec(seq_length, is_training):
+  """`run_squad.input_fn_builder`'s spec (`is_impossible` is never parsed)."""
+  return task_schemas.squad_schema(seq_length, is_training).parse_spec(
+      omit=("is_impossible",))
 
 class SquadModel(TaskModel):
   """Span start/end logits over a SQuAD feature dict."""
@@ -76,4 +82,4 @@ class SquadTask(Task):
     return span_loss(features, outputs)
 
   def feature_spec(self, is_training):
-    return input_pipeline.squad_features(self.max_seq_length, is_training)
+    return feature_spec(self.max_seq_length, is_training)

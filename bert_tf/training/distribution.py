@@ -12,6 +12,7 @@ Example:
     strategy = get_strategy(num_gpus=None)
 """
 
+import contextlib
 import json
 import os
 
@@ -20,8 +21,7 @@ import keras
 import tensorflow as tf
 
 from bert_tf.io_utils import InputError
-
-DTYPES = ("float32", "mixed_float16", "mixed_bfloat16")
+from bert_tf.training.choices import DTYPES
 
 
 def _tf_config_tasks():
@@ -98,3 +98,15 @@ def configure_runtime(seed=None, deterministic=False, dtype="float32"):
   if deterministic:
     tf.config.experimental.enable_op_determinism()
   keras.mixed_precision.set_global_policy(dtype)
+
+
+@contextlib.contextmanager
+def policy_scope(dtype):
+  """Layers built inside compute in `dtype` (a Keras policy name, e.g.
+  "mixed_bfloat16"); the global policy is restored on exit."""
+  previous = keras.mixed_precision.global_policy()
+  keras.mixed_precision.set_global_policy(dtype)
+  try:
+    yield
+  finally:
+    keras.mixed_precision.set_global_policy(previous)

@@ -42,6 +42,7 @@ import tensorflow as tf
 
 from bert_tf.io_utils import InputError
 from bert_tf.training import run_files
+from bert_tf.training.choices import BEST_MODES
 from bert_tf.training.run_files import BEST_CHECKPOINT
 from bert_tf.training.run_files import BEST_CONFIG
 from bert_tf.training.run_files import BEST_DIR
@@ -50,8 +51,6 @@ from bert_tf.training.run_files import EVAL_DIR
 from bert_tf.training.run_files import HISTORY_FILE
 from bert_tf.training.run_files import STOP_FILE
 from bert_tf.training.trainer import write_scalars
-
-MODES = ("max", "min")
 
 
 def _plain(value):
@@ -91,7 +90,7 @@ class EvalHook:
                metric_names=None):
     if every_steps < 1:
       raise InputError("eval every_steps must be >= 1, got %d" % every_steps)
-    if best_mode not in MODES:
+    if best_mode not in BEST_MODES:
       raise InputError("--best_mode=%s: must be max or min" % best_mode)
     if patience is not None and not best_metric:
       raise InputError("--early_stopping_patience needs --best_metric")

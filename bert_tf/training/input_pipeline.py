@@ -1,7 +1,7 @@
 """tf.data input from TFRecords with the original feature specs.
 
-The specs come from the records' schemas (`bert_tf.records.task_schemas`),
-the same ones data_prep writes with.
+The specs are the Task's (`Task.feature_spec`, from the records' schemas in
+`bert_tf.records.task_schemas`, the ones data_prep writes with).
 
 Training datasets are built per input pipeline (one per worker) through
 `strategy.distribute_datasets_from_function`: each pipeline reads its shard,
@@ -11,11 +11,11 @@ interleaves files). Eval/predict datasets are batched at the global size and
 keep the last partial batch (the `Trainer` pads it).
 
 Example:
-    features = squad_features(384, is_training=True)
-    dataset_fn = training_dataset_fn(["out/train.tf_record"], features, 32)
+    dataset_fn = training_dataset_fn(["out/train.tf_record"],
+                                     task.feature_spec(True), 32)
     trainer.train(dataset_fn, num_train_steps)
-    eval_ds = eval_dataset(["out/eval.tf_record"],
-                           squad_features(384, False), 8)
+    eval_ds = eval_dataset(["out/eval.tf_record"], task.feature_spec(False),
+                           8)
 """
 
 import tensorflow as tf
@@ -24,29 +24,9 @@ from bert_tf.io_utils import first_line
 from bert_tf.io_utils import InputError
 from bert_tf.io_utils import is_remote
 from bert_tf.records import tfrecord_file
-from bert_tf.records import task_schemas
 
 _AUTOTUNE = tf.data.AUTOTUNE
 _SHUFFLE_BUFFER = 100
-
-
-def squad_features(seq_length, is_training):
-  """`run_squad.input_fn_builder` spec (`is_impossible` is never parsed)."""
-  return task_schemas.squad_schema(seq_length, is_training).parse_spec(
-      omit=("is_impossible",))
-
-
-def classifier_features(seq_length, is_regression=False, num_labels=None):
-  """`run_classifier.file_based_input_fn_builder` spec (`num_labels` for
-  multi-label records)."""
-  return task_schemas.classifier_schema(seq_length, is_regression,
-                                        num_labels).parse_spec()
-
-
-def pretraining_features(seq_length, max_predictions_per_seq):
-  """`run_pretraining.input_fn_builder` spec."""
-  return task_schemas.pretraining_schema(seq_length,
-                                         max_predictions_per_seq).parse_spec()
 
 
 def decode_record(record, name_to_features):

@@ -18,6 +18,7 @@ from bert_tf.checkpoints import checkpoint_io
 from bert_tf.modeling.bert_config import BertConfig
 from bert_tf.tasks.classification import ClassifierModel
 from bert_tf.training import input_pipeline
+from bert_tf.tasks import classification as classification_task
 from tests.helpers.checkpoints import config_file
 from tests.helpers.cli import run_mains
 from tests.helpers.processes import finish
@@ -113,7 +114,7 @@ def test_classifier_best_early_stop_kill_and_predict(tmp_path, flipped_data):
                                      model.tf1_variables())
   features = next(iter(input_pipeline.eval_dataset(
       [str(full / "predict.tf_record")],
-      input_pipeline.classifier_features(16), 100)))
+      classification_task.feature_spec(16), 100)))
   expected = model(features, training=False)["probabilities"].numpy()
   written = np.array([[float(p) for p in line.split("\t")] for line in
                       (full / "test_results.tsv").read_text().splitlines()])

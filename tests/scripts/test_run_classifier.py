@@ -16,6 +16,7 @@ from bert_tf.tasks.classifier_results import glue_submission_lines
 from bert_tf.tasks.classifier_results import prediction_lines
 from bert_tf.io_utils import InputError
 from bert_tf.cli.script_runner import train_steps
+from bert_tf.tasks import classification as classification_task
 from tests.conftest import FIXTURES
 from tests.helpers.cli import run_mains
 from tests.helpers.checkpoints import ckpt_prefix
@@ -85,7 +86,7 @@ def test_mrpc_train_eval_predict(tmp_path):
 
 def _records(path, seq_length):
   dataset = input_pipeline.eval_dataset(
-      [str(path)], input_pipeline.classifier_features(seq_length, True), 100)
+      [str(path)], classification_task.feature_spec(seq_length, True), 100)
   return next(iter(dataset))
 
 

@@ -12,6 +12,7 @@ import sys
 
 from bert_tf.training import input_pipeline
 from bert_tf.tokenizers import tokenization
+from bert_tf.tasks import pretraining as pretraining_task
 from tests.conftest import FIXTURES
 from tests.conftest import REPO
 
@@ -39,7 +40,7 @@ def _eval_results(path):
 
 def _unigram_accuracy(record_file):
   """Accuracy of always predicting the most frequent masked token."""
-  specs = input_pipeline.pretraining_features(128, 20)
+  specs = pretraining_task.feature_spec(128, 20)
   counts = collections.Counter()
   for batch in input_pipeline.eval_dataset([record_file], specs, 1000):
     weights = batch["masked_lm_weights"].numpy() > 0

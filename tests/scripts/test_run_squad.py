@@ -15,6 +15,7 @@ from bert_tf.checkpoints import checkpoint_io
 from bert_tf.training import input_pipeline
 from bert_tf.tokenizers import tokenization
 from bert_tf.tasks.squad import SquadModel
+from bert_tf.tasks import squad as squad_task
 from data_prep.squad import postprocess as squad_postprocess
 from data_prep.squad.example import read_squad_examples
 from data_prep.squad.records import read_features_sidecar
@@ -153,7 +154,7 @@ def test_predict_only_loads_init_checkpoint_v2(tmp_path, squad_files):
 
   # The logits are ckpt_b's (encoder and cls/squad head) on eval.tf_record.
   config, encoder, heads, _ = load_golden("ckpt_b")
-  specs = input_pipeline.squad_features(64, False)
+  specs = squad_task.feature_spec(64, False)
   dataset = input_pipeline.eval_dataset([str(tmp_path / "eval.tf_record")],
                                         specs, 1000)
   features = next(iter(dataset))

@@ -23,6 +23,7 @@ from bert_tf.tasks.pretraining import PretrainingTask
 from bert_tf.tasks.pretraining import PretrainingModel
 from bert_tf.cli.script_runner import tf1_init_fn
 from bert_tf.training.trainer import Trainer
+from bert_tf.tasks import pretraining as pretraining_task
 from tests.conftest import FIXTURES
 from tests.helpers.checkpoints import ckpt_prefix
 from tests.helpers.checkpoints import golden_inputs
@@ -169,7 +170,7 @@ def golden_batch(tmp_path_factory):
   path = tmp_path_factory.mktemp("golden") / "instances.tfrecord"
   path.write_bytes(gzip.decompress(
       (FIXTURES / "pretraining" / "instances.tfrecord.gz").read_bytes()))
-  specs = input_pipeline.pretraining_features(128, 20)
+  specs = pretraining_task.feature_spec(128, 20)
   return next(iter(input_pipeline.eval_dataset([str(path)], specs, 1000)))
 
 

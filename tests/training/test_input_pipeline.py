@@ -4,6 +4,9 @@ import numpy as np
 import tensorflow as tf
 
 from bert_tf.training import input_pipeline
+from bert_tf.tasks import squad as squad_task
+from bert_tf.tasks import classification as classification_task
+from bert_tf.tasks import pretraining as pretraining_task
 
 SEQ = 6
 
@@ -36,9 +39,9 @@ def _ids(dataset, batches):
 
 def test_squad_specs_cast_to_int32(tmp_path):
   path = _write(tmp_path / "a.tf_record", 1000000000, 3)
-  train = input_pipeline.squad_features(SEQ, is_training=True)
+  train = squad_task.feature_spec(SEQ, is_training=True)
   assert "is_impossible" not in train  # The original never parses it.
-  assert set(input_pipeline.squad_features(SEQ, False)) == {
+  assert set(squad_task.feature_spec(SEQ, False)) == {
       "unique_ids", "input_ids", "input_mask", "segment_ids"}
   batch = next(iter(input_pipeline.eval_dataset([path], train, 2)))
   assert all(v.dtype == tf.int32 for v in batch.values())
@@ -47,10 +50,10 @@ def test_squad_specs_cast_to_int32(tmp_path):
 
 
 def test_classifier_and_pretraining_specs(tmp_path):
-  regression = input_pipeline.classifier_features(SEQ, is_regression=True)
+  regression = classification_task.feature_spec(SEQ, is_regression=True)
   assert regression["label_ids"].dtype == tf.float32
-  assert input_pipeline.classifier_features(SEQ)["label_ids"].dtype == tf.int64
-  specs = input_pipeline.pretraining_features(SEQ, 3)
+  assert classification_task.feature_spec(SEQ)["label_ids"].dtype == tf.int64
+  specs = pretraining_task.feature_spec(SEQ, 3)
   assert specs["masked_lm_weights"].shape == [3]
   assert specs["next_sentence_labels"].shape == [1]
   extra = {"masked_lm_positions": _int_feature([1, 2, 0]),
@@ -67,7 +70,7 @@ def test_classifier_and_pretraining_specs(tmp_path):
 
 def test_eval_dataset_keeps_partial_batch_in_order(tmp_path):
   path = _write(tmp_path / "e.tf_record", 0, 7)
-  specs = input_pipeline.squad_features(SEQ, False)
+  specs = squad_task.feature_spec(SEQ, False)
   batches = [b["unique_ids"].numpy().tolist()
              for b in input_pipeline.eval_dataset([path], specs, 3)]
   assert batches == [[0, 1, 2], [3, 4, 5], [6]]
@@ -75,7 +78,7 @@ def test_eval_dataset_keeps_partial_batch_in_order(tmp_path):
 
 def test_training_records_sharded_per_pipeline(tmp_path):
   path = _write(tmp_path / "t.tf_record", 0, 40)
-  specs = input_pipeline.squad_features(SEQ, True)
+  specs = squad_task.feature_spec(SEQ, True)
   dataset_fn = input_pipeline.training_dataset_fn([path], specs, 8)
   shards = []
   for index in range(2):
@@ -91,7 +94,7 @@ def test_training_records_sharded_per_pipeline(tmp_path):
 
 def test_pretraining_files_sharded_and_interleaved(tmp_path):
   paths = [_write(tmp_path / ("f%d" % i), 100 * i, 10) for i in range(3)]
-  specs = input_pipeline.squad_features(SEQ, False)
+  specs = squad_task.feature_spec(SEQ, False)
   dataset_fn = input_pipeline.training_dataset_fn(paths, specs, 4,
                                                   interleave_files=True)
   ctx = tf.distribute.InputContext(2, 1, num_replicas_in_sync=2)

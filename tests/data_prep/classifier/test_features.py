@@ -6,9 +6,9 @@ import os
 import pytest
 import tensorflow as tf
 
-from bert_tf.training import input_pipeline
 from bert_tf.tokenizers import tokenization
 from bert_tf.io_utils import InputError
+from bert_tf.tasks import classification as classification_task
 from data_prep.classifier import features as cf
 from data_prep.classifier import tasks as classifier_tasks
 from data_prep.classifier.example import InputExample
@@ -140,7 +140,7 @@ def test_padding_example(tokenizer):
 
 
 def _read(path, max_seq_length, is_regression):
-  spec = input_pipeline.classifier_features(max_seq_length, is_regression)
+  spec = classification_task.feature_spec(max_seq_length, is_regression)
   return [{k: v.numpy().tolist() for k, v in
            tf.io.parse_single_example(record, spec).items()}
           for record in tf.data.TFRecordDataset(path)]

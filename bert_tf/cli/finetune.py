@@ -1,0 +1,350 @@
+"""The fine-tuning skeleton run_classifier, run_squad, run_ner and
+run_multiple_choice share.
+
+What the original scripts each repeated — the required and `--do_*` flag
+checks, the model config and vocabulary checks, reading every split before
+any work, train steps and warmup from the epochs (or from `--train_records`),
+evaluation during training, the output-dir lock, records written once per
+split, the best/latest predict checkpoint, and the results files — happens
+here, once. A script describes only what is its own in a `Job`: its flags,
+how it reads a split, its Task, how it writes a split's records, and its
+output formats.
+
+
+Example (a script):
+    def define_flags():
+      finetune.define_flags(max_seq_length=128, records_of="data_prep.x")
+      flags.DEFINE_string("data_dir", None, "...")
+
+    class MyJob(finetune.Job):
+      required = ("data_dir", "bert_config_file", "output_dir")
+      def read(self, split): ...            # examples of `split`
+      def build_task(self, config, tokenizer): ...
+      def write_records(self, split, path): ...
+      def eval_results(self, trainer): ...  # {metric: value} on dev
+      def metric_names(self): ...
+      def write_outputs(self, trainer): ...
+
+    def main(_):
+      finetune.run(MyJob(flags.FLAGS))
+"""
+
+import collections
+import os
+import shutil
+
+from absl import flags
+from absl import logging
+
+from bert_tf.cli import app
+from bert_tf.cli import bert_flags
+from bert_tf.cli import engine_flags
+from bert_tf.cli import eval_flags
+from bert_tf.io_utils import InputError
+from bert_tf.io_utils import LOCK_FILE
+from bert_tf.io_utils import make_output_dir
+from bert_tf.io_utils import require_file
+from bert_tf.modeling.bert_config import BertConfig
+from bert_tf.tokenizers.loading import load_tokenizer
+
+# Loaded when a job runs: --help answers before TensorFlow is imported.
+input_pipeline = app.lazy_import("bert_tf.training.input_pipeline")
+run_config = app.lazy_import("bert_tf.training.run_config")
+script_runner = app.lazy_import("bert_tf.cli.script_runner")
+
+# A split of a job: the `--do_*` flag that asks for it, its TFRecord file in
+# output_dir and its batch-size flag.
+Split = collections.namedtuple("Split", "do_flag record batch_flag")
+SPLITS = {
+    "train": Split("do_train", "train.tf_record", "train_batch_size"),
+    "dev": Split("do_eval", "eval.tf_record", "eval_batch_size"),
+    "test": Split("do_predict", "predict.tf_record", "predict_batch_size"),
+}
+
+
+def define_flags(max_seq_length, records_of, splits=("dev", "test")):
+  """The original flags the fine-tuning scripts share (names, help and
+  defaults as in run_classifier.py; `max_seq_length` is 384 for SQuAD), the
+  engine and evaluation-during-training flags, `--spm_model_file`, and
+  `--train_records` (records of the data_prep job `records_of`). `splits`:
+  which of dev / test get run_classifier's `--do_eval` / `--do_predict` and
+  batch-size flags (SQuAD defines its own `--do_predict`)."""
+  engine_flags.define_engine_flags()
+  eval_flags.define_eval_flags()
+  bert_flags.define_model_flags()
+  bert_flags.define_tokenizer_flags()
+  bert_flags.define_spm_model_file()
+  bert_flags.define_max_seq_length(max_seq_length)
+  bert_flags.define_output_dir()
+  flags.DEFINE_bool("do_train", False, "Whether to run training.")
+  if "dev" in splits:
+    flags.DEFINE_bool("do_eval", False, "Whether to run eval on the dev set.")
+  if "test" in splits:
+    flags.DEFINE_bool(
+        "do_predict", False,
+        "Whether to run the model in inference mode on the test set.")
+  flags.DEFINE_integer("train_batch_size", 32,
+                       "Total batch size for training.")
+  if "dev" in splits:
+    flags.DEFINE_integer("eval_batch_size", 8, "Total batch size for eval.")
+  if "test" in splits:
+    flags.DEFINE_integer("predict_batch_size", 8,
+                         "Total batch size for predict.")
+  flags.DEFINE_float("learning_rate", 5e-5,
+                     "The initial learning rate for Adam.")
+  flags.DEFINE_float("num_train_epochs", 3.0,
+                     "Total number of training epochs to perform.")
+  flags.DEFINE_float(
+      "warmup_proportion", 0.1,
+      "Proportion of training to perform linear learning rate warmup for. "
+      "E.g., 0.1 = 10% of training.")
+  flags.DEFINE_integer(
+      "num_frozen_layers", 0,
+      "If > 0, the embeddings and the lowest N transformer layers are not "
+      "trained (no gradient, weights stay as loaded).")
+  flags.DEFINE_string(
+      "unfreeze_schedule", None,
+      "Gradual unfreezing instead of --num_frozen_layers: STEP:N,... keeps "
+      "the embeddings and the lowest N layers frozen from global step STEP, "
+      "e.g. 0:12,200:8,400:4,600:0 (newly unfrozen weights start with "
+      "fresh optimizer state).")
+  flags.DEFINE_string(
+      "train_records", None,
+      "With --do_train: train on these TFRecords (comma-separated globs, "
+      "e.g. the shards of `python -m %s --runner=...`: "
+      "'out/train.tf_record-*') instead of featurizing the training split."
+      % records_of)
+  flags.DEFINE_bool(
+      "overwrite_output_dir", False,
+      "Start over in an --output_dir that holds a run of another model "
+      "(other task, labels, model config or lower-casing): its files are "
+      "removed. Without it such a run is refused; the same model resumes.")
+
+
+class Job:
+  """One fine-tuning script's own parts; `run(job)` does the rest.
+
+  Subclasses set `required` (flags that must be given) and implement the
+  methods that raise NotImplementedError. `self.examples` holds what `read`
+  returned for every split the run needs; `self.task` the Task.
+  """
+
+  splits = SPLITS
+  required = ("bert_config_file", "output_dir")
+  # (whether the input has a segment B, what it is) when fixed; else
+  # `segments()`.
+  pairs = None
+
+  def __init__(self, flag_values):
+    self.flags = flag_values
+    self.examples = {}
+    self.task = None
+    self._records = {}
+
+  # --- What a script provides. ---------------------------------------------
+
+  def check_flags(self, config):
+    """The script's own flag checks, before any file is read."""
+
+  def read(self, split):
+    """The examples of `split` (every bad line fails here, before work)."""
+    raise NotImplementedError
+
+  def build_task(self, config, tokenizer):
+    """The Task (after `read`)."""
+    raise NotImplementedError
+
+  def segments(self):
+    """(whether the input has a segment B, what it is), for the config's
+    type_vocab_size check."""
+    return self.pairs
+
+  def write_records(self, split, path):
+    """Featurizes `self.examples[split]` into `path`."""
+    raise NotImplementedError
+
+  def num_train_examples(self):
+    """Training examples the steps are counted from."""
+    return len(self.examples["train"])
+
+  def train_value_limits(self):
+    """{feature: n}: values --train_records must hold in [0, n)."""
+    return None
+
+  def train_dataset_fn(self, files):
+    """The training input over TFRecord `files`."""
+    return input_pipeline.training_dataset_fn(
+        files, self.task.feature_spec(True), self.flags.train_batch_size)
+
+  def run_settings(self):
+    """(task kind, head settings, sequence settings) for run_config.json:
+    what export and later runs need to rebuild and feed the model."""
+    raise NotImplementedError
+
+  def eval_results(self, trainer):
+    """{metric: value} of the dev split for the trainer's weights."""
+    raise NotImplementedError
+
+  def metric_names(self):
+    """The keys `eval_results` returns (to check --best_metric early)."""
+    raise NotImplementedError
+
+  def prepare_output_dir(self):
+    """Files the run writes once output_dir is locked (e.g. labels)."""
+
+  def write_outputs(self, trainer):
+    """The --do_eval / --do_predict outputs, after training."""
+    raise NotImplementedError
+
+  # --- What the skeleton gives a script. -----------------------------------
+
+  def wanted(self, split):
+    """Whether this run reads `split` (dev also for periodic evaluation;
+    train not with --train_records)."""
+    if split == "train" and self.flags.train_records:
+      return False
+    return bool(self.flags[self.splits[split].do_flag].value or (
+        split == "dev" and self.periodic_eval()))
+
+  def periodic_eval(self):
+    return any(value is not None
+               for value in eval_flags.eval_every(self.flags))
+
+  def batch_size(self, split):
+    return self.flags[self.splits[split].batch_flag].value
+
+  def records(self, split):
+    """`split`'s TFRecord in output_dir, written once per run."""
+    if split not in self._records:
+      path = os.path.join(self.flags.output_dir, self.splits[split].record)
+      self.write_records(split, path)
+      self._records[split] = path
+    return self._records[split]
+
+  def predict_rows(self, trainer, split, feature_keys=None):
+    """The model's outputs (+ `feature_keys`, default the Task's
+    `predict_keys`) for every record of `split`, in file order."""
+    batch_size = self.batch_size(split)
+    dataset = input_pipeline.eval_dataset(
+        [self.records(split)], self.task.feature_spec(False), batch_size)
+    keys = self.task.predict_keys if feature_keys is None else feature_keys
+    return list(trainer.predict(dataset, batch_size, feature_keys=keys))
+
+  def output_path(self, name):
+    return os.path.join(self.flags.output_dir, name)
+
+
+def _check_flags(job):
+  """Flags and files every job needs; -> (BertConfig, tokenizer)."""
+  f = job.flags
+  for name in job.required:
+    if not f[name].value:
+      raise InputError("--%s is required" % name)
+  script_runner.check_case(f.do_lower_case, f.init_checkpoint)
+  script_runner.check_do_flags(f, "do_train", *(
+      job.splits[s].do_flag for s in job.splits if s != "train"))
+  eval_flags.check_eval_flags(f, training=f.do_train)
+  if not f.spm_model_file:
+    require_file(f.vocab_file, "vocab_file")
+  require_file(f.bert_config_file, "bert_config_file")
+  config = BertConfig.from_json_file(f.bert_config_file)
+  config.check_max_seq_length(f.max_seq_length)
+  if f.num_frozen_layers > config.num_hidden_layers:  # before any output
+    raise InputError("--num_frozen_layers=%d: must be between 0 and the "
+                     "model's %d layers" % (f.num_frozen_layers,
+                                            config.num_hidden_layers))
+  script_runner.unfreeze_schedule(f, config)  # checked before any output
+  job.check_flags(config)
+  return config
+
+
+def _train_size(job):
+  """(number of training examples, --train_records files or None)."""
+  if not job.flags.train_records:
+    return job.num_train_examples(), None
+  files, count = input_pipeline.train_records(
+      job.flags.train_records, job.task.feature_spec(True),
+      job.train_value_limits())
+  return count, files
+
+
+def _settings(job, config):
+  """This run's `run_config.RunConfig`."""
+  f = job.flags
+  task, head, sequence = job.run_settings()
+  training = {name: f[name].value for name in (
+      "learning_rate", "num_train_epochs", "train_batch_size",
+      "warmup_proportion", "num_frozen_layers", "init_checkpoint")}
+  return run_config.RunConfig(
+      task, head, run_config.tokenizer_settings(
+          f.vocab_file, f.do_lower_case, f.spm_model_file),
+      f.max_seq_length, config.to_dict(), sequence, training)
+
+
+def _record_settings(job, settings):
+  """run_config.json in the locked output_dir: written for a new run; a
+  run of another model is refused (or removed with --overwrite_output_dir);
+  other training settings of a run that already trained are reported."""
+  folder = job.flags.output_dir
+  if job.flags.overwrite_output_dir:
+    clear_run_folder(folder)
+  changed = run_config.check_or_write(folder, settings)
+  if changed and job.flags.do_train:
+    logging.warning(
+        "--output_dir=%s holds a run with %s; it resumes from its latest "
+        "checkpoint and is not retrained (--overwrite_output_dir to start "
+        "over)", folder, ", ".join("%s=%s (now %s)" % (k, old, new)
+                                   for k, (old, new) in sorted(
+                                       changed.items())))
+
+
+def clear_run_folder(folder):
+  """Removes everything in a locked run folder but its lock."""
+  for name in os.listdir(folder):
+    if name == LOCK_FILE:
+      continue
+    path = os.path.join(folder, name)
+    if os.path.isdir(path) and not os.path.islink(path):
+      shutil.rmtree(path)
+    else:
+      os.remove(path)
+
+
+def run(job):
+  """Checks, reads, trains, evaluates and predicts as the flags ask."""
+  f = job.flags
+  config = _check_flags(job)
+  # Every file is read now, so a bad line fails before any training.
+  job.examples = {split: job.read(split)
+                  for split in job.splits if job.wanted(split)}
+  tokenizer = load_tokenizer(f.vocab_file, f.do_lower_case, f.spm_model_file)
+  config.check_vocab(tokenizer.vocab, f.spm_model_file or f.vocab_file)
+  job.task = job.build_task(config, tokenizer)
+  config.check_segments(*job.segments())
+  num_steps, num_warmup, steps_per_epoch, train_files = 0, 0, None, None
+  num_train = 0
+  if f.do_train:
+    num_train, train_files = _train_size(job)
+    steps_per_epoch = num_train / f.train_batch_size
+    num_steps, num_warmup = script_runner.train_steps(
+        num_train, f.train_batch_size, f.num_train_epochs,
+        f.warmup_proportion)
+  # Before any output, so that a bad --best_metric leaves nothing behind.
+  hook = script_runner.eval_hook(f, job.eval_results, f.bert_config_file,
+                                 steps_per_epoch, job.metric_names())
+  settings = _settings(job, config)
+  make_output_dir(f.output_dir)
+  _record_settings(job, settings)
+  job.prepare_output_dir()
+  trainer = script_runner.build_trainer(f, job.task, num_steps, num_warmup)
+  if f.do_train:
+    files = train_files or [job.records("train")]
+    # The original's log lines.
+    logging.info("***** Running training *****")
+    logging.info("  Num examples = %d", num_train)
+    logging.info("  Batch size = %d", f.train_batch_size)
+    logging.info("  Num steps = %d", num_steps)
+    trainer.train(job.train_dataset_fn(files), num_steps, eval_hook=hook)
+  if any(f[job.splits[s].do_flag].value for s in job.splits if s != "train"):
+    script_runner.restore_predict_checkpoint(f, trainer)
+    job.write_outputs(trainer)
