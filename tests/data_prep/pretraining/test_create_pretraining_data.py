@@ -238,9 +238,10 @@ def test_cli_sentencepiece_vocabulary(tmp_path):
       user_defined_symbols=["[CLS]", "[SEP]", "[MASK]"], num_threads=1,
       minloglevel=2)
   out = tmp_path / "spm.tfrecord"
+  # "--vocab_file=" unsets _cli's vocabulary: the model replaces it.
   result = _cli(tmp_path, "--input_file=%s" % SAMPLE, "--output_file=%s" % out,
                 "--spm_model_file=%s" % (tmp_path / "m.model"),
-                "--dupe_factor=1")
+                "--vocab_file=", "--dupe_factor=1")
   assert result.returncode == 0, result.stderr
   records = _parse([out])
   assert records and all(r["input_ids"][0] == 2 for r in records)  # [CLS]
