@@ -1,12 +1,14 @@
 """`Trainer`: the Estimator replacement (train / evaluate / predict).
 
-A custom training loop under a `tf.distribute` strategy: `iterations_per_loop`
-steps per host call, optional XLA for the forward/backward pass, dynamic loss
-scaling under `mixed_float16`, gradient accumulation, checkpoints and
-TensorBoard summaries in `output_dir`, and resume from the latest checkpoint
-(model, optimizer slots, dropout RNG state, step and input position: the
-iterator is checkpointed on the default strategy; distributed iterators
-resume by skipping the batches already consumed, exact in deterministic mode).
+A custom training loop under a `tf.distribute` strategy: host loops of
+`iterations_per_loop` steps (off TPU run as calls of about two seconds, so
+that progress shows live: `progress.py`), optional XLA for the
+forward/backward pass, dynamic loss scaling under `mixed_float16`, gradient
+accumulation, checkpoints and TensorBoard summaries in `output_dir`, and
+resume from the latest checkpoint (model, optimizer slots, dropout RNG
+state, step and input position: the iterator is checkpointed on the default
+strategy; distributed iterators resume by skipping the batches already
+consumed, exact in deterministic mode).
 The global step is `optimizer.iterations` (one per update).
 
 Batch sizes stay global and per *update*: with `gradient_accumulation_steps`
@@ -46,13 +48,14 @@ import keras
 import numpy as np
 import tensorflow as tf
 from tensorflow.core.framework import summary_pb2
-import tqdm
 
 from bert_tf.training import batch_padding
 from bert_tf.training import checkpointing
 from bert_tf.training import inference
 from bert_tf.training import distribution
 from bert_tf.training import input_pipeline
+from bert_tf.training.progress import HostLoopPacer
+from bert_tf.training.progress import Progress
 from bert_tf.training import run_files
 from bert_tf.io_utils import InputError
 
@@ -107,6 +110,8 @@ class Trainer:
     self._pinned = False
     self._inference_fns = {}  # key -> traced inference step
     self._train_loop = None
+    self._pacer = HostLoopPacer(
+        on_tpu=isinstance(self.strategy, tf.distribute.TPUStrategy))
     self._grad_fn = tf.function(self._compute_gradients, jit_compile=use_xla)
 
   @property
@@ -282,8 +287,8 @@ class Trainer:
     self._train_loop = self._train_loop or self._make_train_loop()
     writer = (tf.summary.create_file_writer(self.output_dir) if chief
               else tf.summary.create_noop_writer())
-    bar = tqdm.tqdm(total=num_steps, initial=step, unit="step",
-                    disable=None if (self.progress and chief) else True)
+    bar = Progress(num_steps, initial=step, desc="train",
+                   enabled=self.progress and chief)
     logging.info("Training from step %d to %d", step, num_steps)
     history = []
     with writer.as_default(), bar:
@@ -292,29 +297,17 @@ class Trainer:
         stop = self._next_stop(step, num_steps)
         if eval_hook:
           stop = min(stop, eval_hook.next_stop(step, num_steps))
-        try:
-          loss, examples = self._train_loop(iterator,
-                                            tf.constant(stop - step))
-        except tf.errors.DataLossError as e:
-          raise InputError(input_pipeline.damaged_input(
-              getattr(dataset_fn, "input_files", ()), e)) from e
-        loss, seconds = float(loss), time.time() - start
-        if not np.isfinite(loss):
-          # A NaN/inf loss only spreads: stop before saving it.
-          raise InputError(
-              "training loss is %s in steps %d..%d: check --learning_rate, "
-              "the labels and the inputs (nothing of these steps was "
-              "saved)" % (loss, step + 1, stop))
+        loss, examples = self._run_steps(iterator, step, stop, bar,
+                                         dataset_fn)
+        seconds = time.time() - start
         stats = {"loss": loss,
                  "learning_rate": float(self.optimizer.learning_rate),
                  "steps_per_sec": (stop - step) / seconds,
-                 "examples_per_sec": int(examples) / seconds}
+                 "examples_per_sec": examples / seconds}
         write_scalars(stats, stop)
-        bar.update(stop - step)
-        bar.set_postfix(loss="%.4f" % loss,
-                        ex_per_s="%.1f" % stats["examples_per_sec"])
         logging.info("step %d/%d: loss = %.5f, %.1f examples/s", stop,
                      num_steps, loss, stats["examples_per_sec"])
+        bar.logged()
         history.append(dict(stats, step=stop))
         step = stop
         evaluate = eval_hook and eval_hook.is_due(step, num_steps)
@@ -326,6 +319,34 @@ class Trainer:
           break
     writer.flush()
     return history
+
+  def _run_steps(self, iterator, step, stop, bar, dataset_fn):
+    """Runs the steps step+1..stop (one host loop) in calls of the traced
+    loop sized by the pacer, the bar moving after each; -> (mean loss,
+    examples)."""
+    losses, examples, done = [], 0, step
+    while done < stop:
+      n = self._pacer.size(stop - done)
+      start = time.time()
+      try:
+        loss, count = self._train_loop(iterator, tf.constant(n))
+      except tf.errors.DataLossError as e:
+        raise InputError(input_pipeline.damaged_input(
+            getattr(dataset_fn, "input_files", ()), e)) from e
+      loss, count = float(loss), int(count)  # Waits for the steps.
+      self._pacer.record(n, time.time() - start)
+      if not np.isfinite(loss):
+        # A NaN/inf loss only spreads: stop before saving it.
+        raise InputError(
+            "training loss is %s in steps %d..%d: check --learning_rate, "
+            "the labels and the inputs (nothing of these steps was "
+            "saved)" % (loss, done + 1, done + n))
+      losses.append((loss, n))
+      examples, done = examples + count, done + n
+      bar.update(n, loss=loss, examples=count)
+    if len(losses) == 1:
+      return losses[0][0], examples
+    return sum(loss * n for loss, n in losses) / (stop - step), examples
 
   def _evaluate_with(self, eval_hook):
     """`eval_hook.evaluate` on the weights in memory; True: stop training."""
@@ -342,8 +363,13 @@ class Trainer:
     checkpoint of output_dir unless weights are pinned in memory."""
     if not self._pinned:
       self._restore_or_init(self._model_checkpoint())
-    return inference.real_rows(self.strategy, self.model, dataset,
-                               batch_size, fn, self._inference_fns, key)
+    with Progress(None, desc=key[0], unit="batch",
+                  enabled=self.progress) as bar:
+      for batch in inference.real_rows(self.strategy, self.model, dataset,
+                                       batch_size, fn, self._inference_fns,
+                                       key):
+        yield batch
+        bar.update(1)
 
   def use_loaded_weights(self, global_step):
     """Evaluates/predicts with the weights now in `self.model` (e.g. loaded
