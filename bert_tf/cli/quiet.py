@@ -222,7 +222,11 @@ def quiet_tensorflow(argv=None):
 
 
 def quiet_beam_workers():
-  """A context in which the local Beam SDK workers' INFO lines are dropped
-  (when `quiet_tensorflow()` is on; ~40 lines a job)."""
-  return (filtered_stderr(beam_worker_line) if _quiet
-          else contextlib.nullcontext())
+  """A context in which the local Beam SDK workers' INFO lines (~40 a job)
+  and, should a worker import TensorFlow, its start-up lines are dropped
+  (when `quiet_tensorflow()` is on)."""
+  if not _quiet:
+    return contextlib.nullcontext()
+  startup = StartupFilter(int(os.environ["TF_CPP_MIN_LOG_LEVEL"]))
+  return filtered_stderr(lambda line: beam_worker_line(line) and
+                         startup(line))
