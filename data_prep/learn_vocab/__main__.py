@@ -40,7 +40,9 @@ def define_flags():
                       "Output vocab.txt (or SentencePiece .model file).")
   flags.DEFINE_integer("vocab_size", 30522,
                        "Maximum vocabulary size, reserved tokens included "
-                       "(WordPiece: the learner ends within 5% below it).")
+                       "(WordPiece: the learner aims within 5% below it; a "
+                       "corpus with fewer pieces seen >= 10 times gives "
+                       "fewer).")
   flags.DEFINE_bool("do_lower_case", True,
                     "Lower-case (and strip accents) before learning; use the "
                     "same value with the vocabulary afterwards.")
