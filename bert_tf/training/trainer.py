@@ -78,7 +78,8 @@ class Trainer:
   def __init__(self, task, optimizer_fn, output_dir, strategy=None,
                iterations_per_loop=1000, save_checkpoints_steps=1000,
                keep_checkpoint_max=5, gradient_accumulation_steps=1,
-               use_xla=False, init_checkpoint_fn=None, progress=True):
+               use_xla=False, init_checkpoint_fn=None, progress=True,
+               unfreeze_schedule=None):
     if gradient_accumulation_steps < 1:
       raise InputError("--gradient_accumulation_steps must be >= 1, got %d" %
                        gradient_accumulation_steps)
@@ -95,6 +96,8 @@ class Trainer:
     self.init_checkpoint_fn = init_checkpoint_fn
     self.progress = progress
     self.task = task
+    # training.unfreezing.UnfreezeSchedule: frozen layers by global step.
+    self.unfreeze = unfreeze_schedule
     with self.strategy.scope():
       self.model = task.build_model()
       optimizer = optimizer_fn()
@@ -247,7 +250,16 @@ class Trainer:
     if self.save_checkpoints_steps:
       every = self.save_checkpoints_steps
       stop = min(stop, (step // every + 1) * every)
+    if self.unfreeze and self.unfreeze.next_boundary(step):
+      stop = min(stop, self.unfreeze.next_boundary(step))
     return stop
+
+  def _enter_unfreeze_phase(self, step):
+    """The trainable layers of `step`'s phase; a new set retraces the step."""
+    if self.unfreeze.enter(self.model, self.optimizer, step):
+      self._grad_fn = tf.function(self._compute_gradients,
+                                  jit_compile=self.use_xla)
+      self._train_loop = self._make_train_loop()
 
   def train(self, dataset_fn, num_steps, eval_hook=None):
     """Trains until `global_step == num_steps`, resuming from output_dir.
@@ -293,6 +305,8 @@ class Trainer:
     history = []
     with writer.as_default(), bar:
       while step < num_steps:
+        if self.unfreeze:
+          self._enter_unfreeze_phase(step)
         start = time.time()
         stop = self._next_stop(step, num_steps)
         if eval_hook:
