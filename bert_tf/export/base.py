@@ -31,6 +31,7 @@ from bert_tf.io_utils import follow_umask
 from bert_tf.io_utils import InputError
 from bert_tf.io_utils import make_temp_dir
 from bert_tf.tokenizers import tokenization
+from bert_tf.tokenizers.loading import load_tokenizer
 from bert_tf.tokenizers.tf_text_tokenizer import TfTextTokenizer
 
 # Object-based (Trainer) checkpoints hold this key; TF1 ones do not.
@@ -107,6 +108,10 @@ class Exporter:
     given = dict(options or {})
     self.options = self.resolve_options(
         {o.name: given.get(o.name, o.default) for o in self.OPTIONS})
+    # The training scripts' checks: [UNK]/[CLS]/[SEP] present, casing, the
+    # vocab against the config (a larger one fails every request).
+    config.check_vocab(load_tokenizer(vocab_file, do_lower_case).vocab,
+                       vocab_file)
     self.tokenizer = TfTextTokenizer(vocab_file, do_lower_case)
     self.model = self.build_model(config)
     self._metadata = {"task": self.NAME, "max_seq_length": max_seq_length,
@@ -146,6 +151,7 @@ class Exporter:
     """Loads every weight from a run's output_dir / `ckpt-N` (engine) or an
     original-format prefix; a weight missing from it is an InputError."""
     prefix = checkpoint_io.resolve_checkpoint(checkpoint)
+    checkpoint_io.checkpoint_shapes(prefix)  # an unreadable .index: one line
     try:
       reader = tf.train.load_checkpoint(prefix)
       if reader.has_tensor(_OBJECT_GRAPH_KEY):
@@ -156,9 +162,10 @@ class Exporter:
         report = checkpoint_io.init_from_checkpoint(prefix,
                                                     self.tf1_variables())
     except (tf.errors.DataLossError, tf.errors.OutOfRangeError,
-            tf.errors.NotFoundError) as e:  # a cut or damaged file
+            tf.errors.NotFoundError, IndexError) as e:  # a cut/damaged file
       raise InputError("--checkpoint=%s: cannot read %s.* (%s: %s)" % (
-          checkpoint, prefix, type(e).__name__, first_line(e.message))) from e
+          checkpoint, prefix, type(e).__name__,
+          first_line(getattr(e, "message", e)))) from e
     if report is not None and report.not_in_checkpoint:
       raise InputError(
           "%s: %d weights of the %s model are not in the checkpoint, e.g. "

@@ -17,6 +17,8 @@ erf GELU that HuggingFace calls `"gelu"`, used by imported HF models.
 import copy
 import json
 
+from absl import logging
+
 from bert_tf.io_utils import InputError
 
 # Every LayerNorm of the original (`layer_norm` in modeling.py).
@@ -99,7 +101,7 @@ class BertConfig:
     try:
       with open(json_file, "rb") as reader:
         data = json.loads(reader.read().decode("utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as e:
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as e:
       raise InputError("cannot read BERT config %s: %s" %
                        (json_file, str(e).splitlines()[0])) from e
     if not isinstance(data, dict):
@@ -130,6 +132,10 @@ class BertConfig:
       raise InputError(
           "%s: %d tokens, more than the model's vocab_size %d (is it the "
           "model's vocabulary?)" % (source, len(vocab), self.vocab_size))
+    if len(vocab) < self.vocab_size // 2:  # most words would be [UNK]
+      logging.warning("%s: %d tokens for a model of vocab_size %d: is it the "
+                      "model's vocabulary?", source, len(vocab),
+                      self.vocab_size)
 
   def check_segments(self, pairs, what):
     """InputError if `what` feeds sentence pairs (segment ids 0 and 1) to a
