@@ -3,9 +3,9 @@ fixtures (tiny checkpoints with heads, script data) and the `process`
 marker.
 
 `make test-fast` runs `-m "not slow and not process"`: the unit loop. A test
-is `process` if it starts a program or trains a model end to end; whole
-modules of such tests are listed in `_PROCESS_MODULES`, single tests carry
-`@pytest.mark.process`.
+is `process` if it starts a program: found here from the helpers it reaches
+(`_STARTERS`, `subprocess`); end-to-end runs inside the test process are
+listed in `_PROCESS_MODULES` or carry `@pytest.mark.process`.
 """
 
 import os
@@ -13,33 +13,66 @@ import os
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 import pathlib  # pylint: disable=g-import-not-at-top
+import subprocess  # pylint: disable=g-import-not-at-top
 
 import pytest  # pylint: disable=g-import-not-at-top
 
 FIXTURES = pathlib.Path(__file__).parent / "fixtures"
 REPO = pathlib.Path(__file__).parent.parent
+_TESTS = pathlib.Path(__file__).parent
 
-# Test modules (paths under tests/, or folders ending in "/") made of
-# subprocess or end-to-end training runs.
-_PROCESS_MODULES = (
-    "scripts/", "hostile/", "data_prep/beam/",
-    "export/test_bad_requests.py", "export/test_classifier_export.py",
-    "export/test_cli.py", "export/test_encoder_pretraining_export.py",
-    "export/test_multiple_choice_export.py", "export/test_ner_export.py",
-    "export/test_predict.py", "export/test_predict_lists.py",
-    "export/test_rest_example.py", "export/test_squad_export.py",
-    "export/test_squad_super_bowl.py",
-    "training/test_distributed.py", "cli/test_plot_run.py",
-    "data_prep/classifier/test_cli.py", "data_prep/squad/test_cli.py",
-    "data_prep/squad/test_flags.py",
-)
+# Modules whose helpers start programs: a test that reaches one of them
+# (directly, through its module's functions or through its fixtures) or
+# the `subprocess` module is a `process` test.
+_STARTERS = ("tests.helpers.processes", "tests.helpers.cli",
+             "tests.helpers.scripts", "tests.export.standalone")
+# Test modules (paths under tests/, or folders ending in "/") that are
+# `process` as a whole: end-to-end training or export in this process.
+_PROCESS_MODULES = ("export/test_predict_lists.py",)
+
+
+def _starts_programs(function, seen):
+  """Whether `function`'s code names `subprocess` or a starter helper, or a
+  function of its own module that does."""
+  code = getattr(function, "__code__", None)
+  if code is None or function in seen:
+    return False
+  seen.add(function)
+  names, pending = set(), [code]
+  while pending:  # nested functions, lambdas and comprehensions too
+    current = pending.pop()
+    names.update(current.co_names)
+    pending += [c for c in current.co_consts if hasattr(c, "co_names")]
+  scope = function.__globals__
+  for name in names:
+    value = scope.get(name)
+    if value is subprocess:
+      return True
+    module = getattr(value, "__module__", None) or getattr(
+        value, "__name__", None)
+    if module in _STARTERS:
+      return True
+    if (module == function.__module__ and callable(value) and
+        _starts_programs(value, seen)):
+      return True
+  return False
+
+
+def _is_process(item):
+  module = pathlib.Path(str(item.fspath)).relative_to(_TESTS).as_posix()
+  if module.startswith(_PROCESS_MODULES):
+    return True
+  seen = set()
+  functions = [getattr(item, "function", None)] + [
+      definition.func for definitions in
+      item._fixtureinfo.name2fixturedefs.values()  # pylint: disable=protected-access
+      for definition in definitions]
+  return any(_starts_programs(f, seen) for f in functions if f is not None)
 
 
 def pytest_collection_modifyitems(items):
-  tests = pathlib.Path(__file__).parent
   for item in items:
-    module = pathlib.Path(str(item.fspath)).relative_to(tests).as_posix()
-    if module.startswith(_PROCESS_MODULES):
+    if _is_process(item):
       item.add_marker(pytest.mark.process)
 
 
