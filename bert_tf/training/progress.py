@@ -1,16 +1,17 @@
 """Live progress of training, evaluation and prediction.
 
-Off TPU a host loop of `--iterations_per_loop` steps (default 1000, a TPU
-setting) showed nothing for minutes: `HostLoopPacer` splits each loop into
+A host loop of `--iterations_per_loop` steps (default 1000, a TPU setting)
+showed nothing for minutes off TPU: `HostLoopPacer` splits each loop into
 calls of the traced loop that take about `target_seconds`, so the bar moves
-every few seconds. A call costs one host round trip (microseconds next to
+every few seconds (on one host; TPUs and multi-worker runs keep whole
+loops). A call costs one host round trip (microseconds next to
 a step), and the loop's boundaries — checkpoints, evaluation, the logged and
 TensorBoard statistics — stay where they were. `Progress` is the tqdm bar on
 a terminal and, when stderr is not one (a log file, a pipe), one log line
 at least every `log_seconds`: steps, loss, examples/s and the ETA.
 
 Example:
-    pacer = HostLoopPacer(on_tpu=False)
+    pacer = HostLoopPacer(whole_loops=False)
     with Progress(num_steps, initial=step, desc="train") as progress:
       n = pacer.size(remaining)
       start = time.time()
@@ -30,9 +31,10 @@ LOG_SECONDS = 30.0
 class HostLoopPacer:
   """The number of steps of the next call of the traced training loop."""
 
-  def __init__(self, on_tpu, target_seconds=2.0):
-    # On TPU a call is an infeed/outfeed round trip: keep whole loops.
-    self._target = None if on_tpu else target_seconds
+  def __init__(self, whole_loops, target_seconds=2.0):
+    # On TPU a call is an infeed/outfeed round trip, and workers of a
+    # multi-worker strategy must cut their loops alike: whole loops there.
+    self._target = None if whole_loops else target_seconds
     self._size = 1  # The first call traces: time one step after it.
     self._calls = 0
 

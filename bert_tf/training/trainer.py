@@ -1,8 +1,8 @@
 """`Trainer`: the Estimator replacement (train / evaluate / predict).
 
 A custom training loop under a `tf.distribute` strategy: host loops of
-`iterations_per_loop` steps (off TPU run as calls of about two seconds, so
-that progress shows live: `progress.py`), optional XLA for the
+`iterations_per_loop` steps (on one host other than a TPU, run as calls of
+about two seconds so that progress shows live: `progress.py`), optional XLA for the
 forward/backward pass, dynamic loss scaling under `mixed_float16`, gradient
 accumulation, checkpoints and TensorBoard summaries in `output_dir`, and
 resume from the latest checkpoint (model, optimizer slots, dropout RNG
@@ -113,8 +113,9 @@ class Trainer:
     self._pinned = False
     self._inference_fns = {}  # key -> traced inference step
     self._train_loop = None
-    self._pacer = HostLoopPacer(
-        on_tpu=isinstance(self.strategy, tf.distribute.TPUStrategy))
+    self._pacer = HostLoopPacer(whole_loops=(
+        isinstance(self.strategy, tf.distribute.TPUStrategy) or
+        distribution.num_workers(self.strategy) > 1))
     self._grad_fn = tf.function(self._compute_gradients, jit_compile=use_xla)
 
   @property

@@ -11,7 +11,7 @@ from tests.helpers import tiny_task as support
 
 
 def test_pacer_times_one_step_after_tracing_then_grows_to_the_target():
-  pacer = progress.HostLoopPacer(on_tpu=False, target_seconds=2.0)
+  pacer = progress.HostLoopPacer(whole_loops=False, target_seconds=2.0)
   assert pacer.size(1000) == 1
   pacer.record(1, 30.0)  # Tracing: not a step time.
   assert pacer.size(1000) == 1
@@ -26,8 +26,8 @@ def test_pacer_times_one_step_after_tracing_then_grows_to_the_target():
   assert pacer.size(3) == 3  # Never past the loop's end.
 
 
-def test_pacer_keeps_whole_loops_on_tpu():
-  pacer = progress.HostLoopPacer(on_tpu=True)
+def test_pacer_keeps_whole_loops_on_tpu_and_multi_worker():
+  pacer = progress.HostLoopPacer(whole_loops=True)
   pacer.record(1000, 1.0)
   pacer.record(1000, 1.0)
   assert pacer.size(1000) == 1000
@@ -40,7 +40,7 @@ def _train(path, one_step_calls, monkeypatch):
   # One call per loop is what the trainer does on TPU (and did everywhere).
   monkeypatch.setattr(
       progress.HostLoopPacer, "__init__",
-      lambda self, on_tpu: _PACER_INIT(self, not one_step_calls, 1e-9))
+      lambda self, whole_loops: _PACER_INIT(self, not one_step_calls, 1e-9))
   return support.train(path, dropout=0.1, iterations_per_loop=3,
                        save_checkpoints_steps=2)
 
