@@ -9,6 +9,7 @@ Input: one sentence per line, or "A ||| B" for a pair. Output: one JSON
 object per input line (key `linex_index`, as the original spells it).
 """
 
+import contextlib
 import os
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
@@ -40,6 +41,11 @@ bert_flags.define_model_flags()
 bert_flags.define_max_seq_length(128)
 bert_flags.define_tokenizer_flags()
 flags.DEFINE_integer("batch_size", 32, "Batch size for predictions.")
+flags.DEFINE_bool(
+    "output_attentions", False,
+    "Also write the attention probabilities of --layers (every head) to "
+    "<output_file>.attentions.npz (python -m bert_tf.plot_attention draws "
+    "them).")
 flags.DEFINE_bool("use_tpu", False, "Whether to use TPU or GPU/CPU.")
 flags.DEFINE_string("master", None,
                     "If using a TPU, the address of the master.")
@@ -90,10 +96,15 @@ def main(argv):
   features = convert_examples_to_features(examples, FLAGS.max_seq_length,
                                           tokenizer)
   encoder, _, _ = pretrained.load_tf1_model(config, FLAGS.init_checkpoint)
-  extractor = FeatureExtractor(encoder, layer_indexes, FLAGS.batch_size)
-  with atomic_output(FLAGS.output_file) as writer:
-    for line in tqdm.tqdm(extractor.json_lines(features), total=len(features),
-                          unit="line", disable=None):
+  extractor = FeatureExtractor(encoder, layer_indexes, FLAGS.batch_size,
+                               output_attentions=FLAGS.output_attentions)
+  with contextlib.ExitStack() as stack:
+    writer = stack.enter_context(atomic_output(FLAGS.output_file))
+    attentions = stack.enter_context(atomic_output(
+        FLAGS.output_file + ".attentions.npz", "wb")) if (
+            FLAGS.output_attentions) else None
+    for line in tqdm.tqdm(extractor.json_lines(features, attentions),
+                          total=len(features), unit="line", disable=None):
       writer.write(line)
   logging.info("wrote %d lines to %s", len(features), FLAGS.output_file)
 

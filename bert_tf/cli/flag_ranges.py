@@ -55,6 +55,7 @@ RANGES = {
     "predict_batch_size": _POSITIVE,
     "batch_size": _POSITIVE,
     "max_seq_length": _Range(3),  # [CLS] x [SEP]
+    "line": _NON_NEGATIVE,  # plot_attention: a linex_index
     "max_query_length": _POSITIVE,
     "doc_stride": _POSITIVE,
     "max_answer_length": _POSITIVE,

@@ -9,6 +9,7 @@ Example:
     outputs["pooled_output"]     # [B, H], tanh(dense(first token))
     outputs["encoder_outputs"]   # list of the L layer outputs
     outputs["embedding_output"]  # [B, S, H], after LayerNorm (and dropout)
+    encoder(inputs, output_attentions=True)["attentions"]  # L x [B, A, S, S]
 
 `input_mask` defaults to all ones and `segment_ids` to all zeros, as in the
 original. Weights exist right after construction; `tf1_variables()` maps the
@@ -49,7 +50,7 @@ class BertEncoder(keras.Model):
     """The word-embedding variable [V, H], tied to the MLM output layer."""
     return self.embeddings.word_embeddings
 
-  def call(self, inputs, training=False):
+  def call(self, inputs, training=False, output_attentions=False):
     input_ids = inputs["input_ids"]
     input_mask = inputs.get("input_mask")
     if input_mask is None:
@@ -61,16 +62,20 @@ class BertEncoder(keras.Model):
                                        training=training)
     adder = layer_utils.additive_attention_mask(input_mask, "float32")
     x = embedding_output
-    encoder_outputs = []
+    encoder_outputs, attentions = [], []
     for block in self.blocks:
-      x = block(x, adder, training=training)
+      x, probs = block(x, adder, training=training, return_attention=True)
       encoder_outputs.append(x)
-    return {
+      attentions.append(probs)
+    outputs = {
         "sequence_output": x,
         "pooled_output": self.pooler(x[:, 0, :]),
         "encoder_outputs": encoder_outputs,
         "embedding_output": embedding_output,
     }
+    if output_attentions:  # softmax probabilities, float32, before dropout
+      outputs["attentions"] = attentions
+    return outputs
 
   def freeze_lowest_layers(self, num_layers):
     """Embeddings + the lowest `num_layers` blocks get no gradient

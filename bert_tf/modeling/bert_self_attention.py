@@ -3,6 +3,8 @@
 Example:
     attention = BertSelfAttention(config)
     context = attention(x, attention_adder, training=False)  # [B, S, H]
+    context, probs = attention(x, attention_adder, return_probs=True)
+    # probs: [B, A, S, S] float32 softmax (before dropout)
 
 q, k, v are fused H->H projections (kernels [H, H], as the TF1 variables);
 scores are multiplied by 1/sqrt(H/A) after q.k^T, padded keys get -10000
@@ -45,7 +47,7 @@ class BertSelfAttention(keras.layers.Layer):
                               self.head_size))
     return keras.ops.transpose(x, (0, 2, 1, 3))
 
-  def call(self, x, attention_adder, training=False):
+  def call(self, x, attention_adder, training=False, return_probs=False):
     q = self._split_heads(self.query(x))
     k = self._split_heads(self.key(x))
     v = self._split_heads(self.value(x))
@@ -55,12 +57,13 @@ class BertSelfAttention(keras.layers.Layer):
     # float call arguments to the compute dtype; -10000 survives that.)
     scores = (keras.ops.cast(scores, "float32") +
               keras.ops.cast(attention_adder, "float32"))
-    probs = keras.ops.cast(keras.ops.softmax(scores, axis=-1), x.dtype)
-    probs = self.dropout(probs, training=training)
+    softmax = keras.ops.softmax(scores, axis=-1)
+    probs = self.dropout(keras.ops.cast(softmax, x.dtype), training=training)
     context = keras.ops.transpose(keras.ops.matmul(probs, v), (0, 2, 1, 3))
     shape = keras.ops.shape(context)
-    return keras.ops.reshape(
+    context = keras.ops.reshape(
         context, (shape[0], shape[1], self.num_heads * self.head_size))
+    return (context, softmax) if return_probs else context
 
   def tf1_variables(self, prefix):
     names = {}

@@ -3,6 +3,7 @@
 Example:
     block = TransformerBlock(config, name="layer_0")
     y = block(x, attention_adder, training=False)  # [B, S, H]
+    y, probs = block(x, attention_adder, return_attention=True)  # + [B,A,S,S]
 
     a = LayerNorm(dropout(Dense_H(self_attention(x))) + x)
     y = LayerNorm(dropout(Dense_H(act(Dense_I(a)))) + a)
@@ -38,13 +39,15 @@ class TransformerBlock(keras.layers.Layer):
     for layer in (self.attention_layer_norm, self.output_layer_norm):
       layer.build((None, None, h))
 
-  def call(self, x, attention_adder, training=False):
-    context = self.attention(x, attention_adder, training=training)
+  def call(self, x, attention_adder, training=False, return_attention=False):
+    context, probs = self.attention(x, attention_adder, training=training,
+                                    return_probs=True)
     a = self.dropout(self.attention_output(context), training=training)
     a = self.attention_layer_norm(a + x)
     y = self.dropout(self.output_dense(self.intermediate(a)),
                      training=training)
-    return self.output_layer_norm(y + a)
+    y = self.output_layer_norm(y + a)
+    return (y, probs) if return_attention else y
 
   def tf1_variables(self, prefix):
     """Original names under `prefix` (e.g. `bert/encoder/layer_0`)."""
