@@ -89,11 +89,7 @@ def tf1_init_fn(init_checkpoint):
 
   def init_fn(model):
     report = checkpoint_io.init_from_checkpoint(prefix, model.tf1_variables())
-    checkpoint_io.require_encoder_loaded(report, prefix)
-    logging.info("init_checkpoint %s: %d variables loaded, %d kept their "
-                 "initialisers (%s)", prefix, len(report.loaded),
-                 len(report.not_in_checkpoint),
-                 ", ".join(report.not_in_checkpoint) or "none")
+    checkpoint_io.require_encoder_loaded(report, prefix)  # Logged there.
 
   return init_fn
 
