@@ -5,7 +5,7 @@ never imports data_prep, and text -> features code needs no TensorFlow.
 Inside the library each layer imports only the layers below it:
 
     io_utils <- tokenizers, records <- checkpoints <- modeling <- training
-             <- tasks <- export <- cli <- scripts (run_*.py)
+             <- tasks <- export <- cli <- api, scripts (run_*.py)
 
 Every module of bert_tf/ and data_prep/ belongs to a layer or is one of the
 listed facades (an unknown module fails, it is not skipped), and no two
@@ -37,6 +37,8 @@ _LAYERS = {
                        "bert_tf.tokenizers", "bert_tf.checkpoints",
                        "bert_tf.modeling", "bert_tf.tasks"},
     "bert_tf.cli": {"bert_tf"},
+    # The Keras-style Python API over exporters and tasks, above cli.
+    "bert_tf.api": {"bert_tf"},
     # Pure data: tokenizers, record bytes, the flag helpers and the runner
     # (with its quiet console).
     "data_prep": {"bert_tf.io_utils", "bert_tf.records", "bert_tf.tokenizers",
@@ -55,6 +57,7 @@ _FACADES = {
     "bert_tf.export_saved_model": {"bert_tf.cli"},
     "bert_tf.fetch_model": {"bert_tf.cli"},
     "bert_tf.plot_run": {"bert_tf.cli"},
+    "bert_tf.plot_attention": {"bert_tf.cli"},
     "bert_tf.predict": {"bert_tf.cli"},
 }
 
