@@ -4,6 +4,9 @@ The curated API (names resolve lazily, so `import bert_tf` stays cheap and
 TensorFlow-free until a model name is used):
 
     import bert_tf
+    clf = bert_tf.TextClassifier.from_pretrained("bert-tiny", num_labels=2)
+    clf.fit([("a text", "its pair"), ...], [1, ...], epochs=3)
+    clf.predict([("another text", "its pair")])  # probabilities [N, 2]
     config = bert_tf.BertConfig.from_json_file("bert_config.json")
     encoder, heads, report = bert_tf.load_tf1_model(config, "bert_model.ckpt")
     tokenizer = bert_tf.FullTokenizer("vocab.txt", do_lower_case=True)
@@ -11,7 +14,7 @@ TensorFlow-free until a model name is used):
         5e-5, 1000, 100), "out")
 
 Layers of the package (docs/architecture.md): modeling, tasks, training,
-checkpoints, tokenizers, records, export, cli.
+checkpoints, tokenizers, records, export, cli, api.
 """
 
 import importlib
@@ -33,6 +36,11 @@ _EXPORTS = {
     "Task": "bert_tf.tasks.base",
     "Trainer": "bert_tf.training.trainer",
     "create_optimizer": "bert_tf.training.optimization",
+    # Task models over raw text (the Python API)
+    "TextClassifier": "bert_tf.api.classifier",
+    "SpanExtractor": "bert_tf.api.span_extractor",
+    "TokenTagger": "bert_tf.api.token_tagger",
+    "MultipleChoice": "bert_tf.api.multiple_choice",
     # Errors
     "InputError": "bert_tf.io_utils",
 }

@@ -44,6 +44,14 @@ class MultipleChoiceExporter(Exporter):
     return dict(super().input_shapes(), endings=[None, None])
 
   def serve(self, context, endings, prefix=None):
+    features = self.encode_choices(context, endings, prefix)
+    probabilities = self.model(features, training=False)["probabilities"]
+    return {"probabilities": probabilities,
+            "label": tf.argmax(probabilities, axis=-1)}
+
+  def encode_choices(self, context, endings, prefix=None):
+    """Packed inputs [batch, choices, max_seq_length] (also the Python
+    API's training features)."""
     shape = tf.shape(endings)
     checks = [
         tf.debugging.assert_equal(
@@ -64,8 +72,5 @@ class MultipleChoiceExporter(Exporter):
                       tf.repeat(tf.range(shape[0]), shape[1]))
     second = self.tokenizer(tf.reshape(endings, [-1]))
     features = self.tokenizer.pack([first, second], self.max_seq_length)
-    features = {k: tf.reshape(v, [shape[0], shape[1], self.max_seq_length])
-                for k, v in features.items()}
-    probabilities = self.model(features, training=False)["probabilities"]
-    return {"probabilities": probabilities,
-            "label": tf.argmax(probabilities, axis=-1)}
+    return {k: tf.reshape(v, [shape[0], shape[1], self.max_seq_length])
+            for k, v in features.items()}

@@ -74,7 +74,10 @@ class SquadExporter(Exporter):
     self._tokens = tf.constant(vocab_tokens(self.tokenizer.vocab_file))
     return SquadModel(config)
 
-  def serve(self, question, context):
+  def encode_windows(self, question, context):
+    """(context words and pieces, doc-stride windows, [CLS] query [SEP]
+    window [SEP] inputs of every window); also the Python API's training
+    features."""
     opts = self.options
     question, context = self.check_batch([question, context])
     # Bad bytes go first, so offsets refer to the text that is read.
@@ -91,12 +94,18 @@ class SquadExporter(Exporter):
         tf.gather(doc_rows, example) + start,
         tf.gather(doc_rows, example) + start + windows["length"]))
     window_query = tf.gather(query, example)
-    features = self.tokenizer.pack([window_query, window_ids],
-                                   self.max_seq_length)
+    windows["query_length"] = window_query.row_lengths()
+    return doc, windows, self.tokenizer.pack([window_query, window_ids],
+                                             self.max_seq_length)
+
+  def serve(self, question, context):
+    opts = self.options
+    doc, windows, features = self.encode_windows(question, context)
+    start = windows["start"]
     logits = self.model_outputs(features, {
         name: (tf.float32, [self.max_seq_length])
         for name in ("start_logits", "end_logits")})
-    doc_offsets = window_query.row_lengths() + 2  # after [CLS] q [SEP]
+    doc_offsets = windows["query_length"] + 2  # after [CLS] q [SEP]
     max_overlap = math.ceil(self.max_seq_length / opts["doc_stride"]) + 1
     is_max, in_doc = squad_spans.max_context(
         windows, doc_offsets, self.max_seq_length, max_overlap)

@@ -1,0 +1,142 @@
+"""`TextClassifier`: run_classifier.py's model over raw texts and pairs.
+
+Example:
+    import bert_tf
+    clf = bert_tf.TextClassifier.from_pretrained("all-MiniLM-L6-v2",
+                                                 num_labels=2)
+    clf.fit([("He left.", "He went away."), ("Hi.", "Tax rates rose.")],
+            [1, 0], epochs=3, batch_size=2)
+    clf.predict([("She left.", "She went away.")])  # [[p(0), p(1)]]
+    clf.evaluate(pairs, labels)   # eval_accuracy, eval_loss, (F1 ...)
+    clf.save_run("/tmp/run")      # run_classifier.py --do_predict reads it
+    clf.export("/tmp/serving")    # as export_saved_model --task=classifier
+
+Inputs are a list of texts, or of (text_a, text_b) pairs. Labels are label
+names (`labels=`; default "0".."N-1") or ids; `num_labels=1` is a
+regression (scores). `task_name=` a GLUE/XNLI task takes its label list and
+metrics (e.g. "mrpc": F1 too), so that `--task_name=MRPC` runs of the
+script read the run folder; otherwise the run is `--task_name=tsv
+--labels=...`.
+"""
+
+import numpy as np
+
+from bert_tf.api.base import encode_in_batches
+from bert_tf.api.base import strings
+from bert_tf.api.base import TaskApi
+from bert_tf.export.classifier import TASK_LABELS
+from bert_tf.io_utils import InputError
+from bert_tf.tasks import classifier_results
+from bert_tf.tasks.classification import ClassificationTask
+
+
+class TextClassifier(TaskApi):
+  """Sentence (pair) classification or regression over raw text."""
+
+  KIND = "classifier"
+
+  @classmethod
+  def _settings(cls, given, recorded):
+    unknown = set(given) - {"num_labels", "labels", "task_name"}
+    if unknown:
+      raise InputError("TextClassifier: unknown argument %s" %
+                       sorted(unknown)[0])
+    if recorded is not None:
+      head = recorded.head
+      count = 1 if head.get("regression") else len(head["labels"])
+      for key, value in (("num_labels", count),
+                         ("labels", head.get("labels")),
+                         ("task_name", head.get("task_name"))):
+        if given.get(key) not in (None, value):
+          raise InputError("%s=%s: the run's model has %s=%s" % (
+              key, given[key], key, value))
+      return head, recorded.sequence
+    task_name = (given.get("task_name") or "tsv").lower()
+    labels, num_labels = given.get("labels"), given.get("num_labels")
+    if task_name != "tsv":
+      if task_name not in TASK_LABELS:
+        raise InputError("task_name=%s: unknown; valid: %s" % (
+            task_name, ", ".join(TASK_LABELS)))
+      labels = labels or TASK_LABELS[task_name][0]
+      num_labels = num_labels or (len(labels) if labels else 1)
+    if labels is not None:
+      labels = [str(label) for label in labels]
+      if num_labels not in (None, len(labels)):
+        raise InputError("num_labels=%d but %d labels" % (num_labels,
+                                                          len(labels)))
+    elif not num_labels or num_labels < 1:
+      raise InputError("TextClassifier needs num_labels= (1: regression) "
+                       "or labels=")
+    elif num_labels > 1:
+      labels = [str(i) for i in range(num_labels)]
+    return {"task_name": task_name, "labels": labels,
+            "regression": labels is None, "multi_label": False}, {}
+
+  @property
+  def labels(self):
+    """The label names in id order (None for a regression)."""
+    return self.head["labels"]
+
+  def _options(self):
+    # text_b: as the GLUE task, else until fit() sees single texts.
+    pairs = TASK_LABELS.get(self.head["task_name"], (None, True))[1]
+    if self.labels is None:
+      return {"regression": True, "text_b": pairs}
+    return {"labels": self.labels, "text_b": pairs}
+
+  def _task(self):
+    return ClassificationTask(self.config, len(self.labels or [0]),
+                              self.max_seq_length)
+
+  def _inputs(self, x):
+    if isinstance(x, (str, bytes)):
+      raise InputError("inputs: a list of texts or (text_a, text_b) pairs, "
+                       "not one text")
+    x = list(x)
+    if all(isinstance(t, (str, bytes)) for t in x):
+      return {"text_a": strings(x, "inputs")}
+    bad = [t for t in x if isinstance(t, (str, bytes)) or not isinstance(
+        t, (tuple, list)) or len(t) != 2]
+    if bad:
+      raise InputError("inputs: give all texts or all (text_a, text_b) "
+                       "pairs; got %r" % (bad[0],))
+    self.config.check_segments(True, "inputs")
+    return {"text_a": strings([p[0] for p in x], "text_a"),
+            "text_b": strings([p[1] for p in x], "text_b")}
+
+  def _label_ids(self, y, count):
+    y = list(y)
+    if len(y) != count:
+      raise InputError("%d inputs but %d labels" % (count, len(y)))
+    if self.labels is None:
+      return np.asarray(y, np.float32)
+    ids = {name: i for i, name in enumerate(self.labels)}
+    result = []
+    for label in y:
+      if isinstance(label, (int, np.integer)) and 0 <= label < len(ids):
+        result.append(int(label))
+      elif str(label) in ids and not isinstance(label, (int, np.integer)):
+        result.append(ids[str(label)])
+      else:
+        raise InputError("label %r: not one of %s (or an id below %d)" % (
+            label, ",".join(self.labels), len(ids)))
+    return np.asarray(result, np.int32)
+
+  def _features(self, x, y):
+    inputs = self._inputs(x)
+    # The SavedModel takes text_b when the model was trained on pairs.
+    self.exporter.options["text_b"] = "text_b" in inputs
+    features = encode_in_batches(self.exporter.encode, inputs)
+    count = len(inputs["text_a"])
+    features["label_ids"] = self._label_ids(y, count)
+    features["is_real_example"] = np.ones([count], np.int32)
+    return features
+
+  def _results(self, outputs):
+    key = "predictions" if self.labels is None else "probabilities"
+    return np.concatenate([part[key] for part in outputs])
+
+  def _metrics(self, rows, batch_size):
+    return classifier_results.eval_results(
+        self.head["task_name"], rows, batch_size, self.labels is None,
+        self.global_step)

@@ -1,0 +1,122 @@
+"""Where `from_pretrained(path_or_name)` takes a model from.
+
+* a folder in the original layout: `bert_config.json`, `bert_model.ckpt.*`,
+  `vocab.txt` (what Google's zips, `convert_checkpoint` and `fetch_model`
+  give);
+* a HuggingFace BERT folder: `config.json`, `model.safetensors` (or
+  `pytorch_model.bin`), `vocab.txt`, read through `checkpoints.hf_import`;
+* a run folder (`run_config.json` + the engine checkpoints of a training
+  script or of `.save_run()`): its model, head and tokenizer settings;
+* otherwise a model name `fetch_model` knows (`bert-tiny`,
+  `uncased_L-12_H-768_A-12`, `google-bert/bert-base-uncased`, ...),
+  downloaded once into `cache_dir` (default `$BERT_TF_HOME`, else
+  `~/.cache/bert_tf`).
+
+Example:
+    source = resolve("models/uncased_L-2_H-128_A-2")
+    source.config, source.vocab_file, source.do_lower_case
+    source.load(exporter)   # the exporter's model gets the weights
+"""
+
+import collections
+import json
+import os
+
+from bert_tf.checkpoints import checkpoint_io
+from bert_tf.checkpoints import hf_import
+from bert_tf.cli import fetch_model
+from bert_tf.cli import script_runner
+from bert_tf.io_utils import InputError
+from bert_tf.modeling.bert_config import BertConfig
+from bert_tf.training import run_config
+
+# config: BertConfig; load(exporter): its model's weights from the source;
+# recorded: the folder's RunConfig or None.
+Source = collections.namedtuple(
+    "Source", "config vocab_file do_lower_case load recorded")
+_CKPT = "bert_model.ckpt"
+
+
+def cache_dir():
+  return os.environ.get("BERT_TF_HOME") or os.path.join(
+      os.path.expanduser("~"), ".cache", "bert_tf")
+
+
+def _vocab(folder, vocab_file):
+  vocab_file = vocab_file or os.path.join(folder, "vocab.txt")
+  if not os.path.isfile(vocab_file):
+    raise InputError("%s: no vocab.txt (give vocab_file=...)" % folder)
+  return vocab_file
+
+
+def _hf_lower_case(folder):
+  """do_lower_case of an HF tokenizer_config.json, or None."""
+  path = os.path.join(folder, "tokenizer_config.json")
+  try:
+    with open(path, encoding="utf-8") as f:
+      value = json.load(f).get("do_lower_case")
+  except (OSError, ValueError, AttributeError):
+    return None
+  return value if isinstance(value, bool) else None
+
+
+def _tf1_loader(prefix):
+  def load(exporter):
+    report = checkpoint_io.init_from_checkpoint(prefix,
+                                                exporter.tf1_variables())
+    checkpoint_io.require_encoder_loaded(report, prefix)
+  return load
+
+
+def _hf_loader(folder):
+  def load(exporter):
+    arrays, _ = hf_import.read_hf_weights(folder)
+    shapes = {name: value.shape for name, value in arrays.items()}
+    report = checkpoint_io.assign_arrays(exporter.tf1_variables(), shapes,
+                                         arrays.__getitem__, folder)
+    checkpoint_io.require_encoder_loaded(report, folder)
+  return load
+
+
+def _run_source(folder, recorded, vocab_file, do_lower_case):
+  vocab = vocab_file or recorded.tokenizer.get("vocab_file")
+  if not vocab or not os.path.isfile(vocab):
+    vocab = _vocab(folder, vocab_file)
+  recorded_case = recorded.tokenizer.get("do_lower_case")
+  if do_lower_case is not None and do_lower_case != recorded_case:
+    raise InputError("%s was trained with do_lower_case=%s, not %s" %
+                     (folder, recorded_case, do_lower_case))
+  return Source(BertConfig.from_dict(recorded.bert_config), vocab,
+                recorded_case, lambda exporter: exporter.restore(folder),
+                recorded)
+
+
+def resolve(path_or_name, vocab_file=None, do_lower_case=None,
+            cache=None):
+  """The `Source` of a folder or a model name (see the module docstring)."""
+  path = os.fspath(path_or_name)
+  if not os.path.exists(path):
+    path = fetch_model.fetch_model(path, cache or cache_dir())
+  if not os.path.isdir(path):
+    raise InputError("%s: not a model folder" % path)
+  recorded = run_config.read(path)
+  if recorded is not None:
+    return _run_source(path, recorded, vocab_file, do_lower_case)
+  if os.path.isfile(os.path.join(path, "bert_config.json")):
+    prefix = os.path.join(path, _CKPT)
+    checkpoint_io.resolve_checkpoint(prefix)  # one line if it is missing
+    config = BertConfig.from_json_file(os.path.join(path, "bert_config.json"))
+    lower = True if do_lower_case is None else do_lower_case
+    script_runner.check_case(lower, prefix)  # the original's name check
+    return Source(config, _vocab(path, vocab_file), lower,
+                  _tf1_loader(prefix), None)
+  if os.path.isfile(os.path.join(path, "config.json")):
+    config = hf_import.read_hf_config(path)
+    lower = do_lower_case
+    if lower is None:
+      lower = _hf_lower_case(path)
+    return Source(config, _vocab(path, vocab_file),
+                  True if lower is None else lower, _hf_loader(path), None)
+  raise InputError("%s: not a model folder (no bert_config.json + %s, "
+                   "HuggingFace config.json or run_config.json)" %
+                   (path, _CKPT))
