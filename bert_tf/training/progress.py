@@ -124,7 +124,7 @@ class Progress:
       parts.append("loss = %.5f" % loss)
     if self._examples:
       parts.append("%.1f examples/s" % (self._examples / seconds))
-    else:
+    elif rate > 0:
       parts.append("%.2f %s/s" % (rate, self._unit))
     if self._total and rate > 0:
       parts.append("ETA %s" % _duration((self._total - self._done) / rate))
