@@ -63,6 +63,10 @@ def check_beam_args(argv):
                      "need --runner)" % extra[0])
   if flags.FLAGS.runner:
     require_beam()
+  elif flags.FLAGS["num_output_shards"].present:  # Else silently one file.
+    raise InputError("--num_output_shards=%d needs --runner (without it the "
+                     "job writes --output_file as before)" %
+                     flags.FLAGS.num_output_shards)
   if extra:
     # pylint: disable-next=g-import-not-at-top
     from apache_beam.options.pipeline_options import PipelineOptions
