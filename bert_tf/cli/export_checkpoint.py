@@ -14,15 +14,16 @@ import os
 
 from absl import flags
 
-from bert_tf.modeling.bert_config import BertConfig
-from bert_tf.checkpoints.engine_checkpoint import export_tf1_checkpoint
+from bert_tf.cli import app
 from bert_tf.io_utils import atomic_output
 from bert_tf.io_utils import InputError
 from bert_tf.io_utils import require_file
-from bert_tf.tasks.pretraining import PretrainingModel
-from bert_tf.cli import app
+from bert_tf.modeling.bert_config import BertConfig
 
 FLAGS = flags.FLAGS
+# Loaded when the command runs: --help answers at once.
+engine_checkpoint = app.lazy_import("bert_tf.checkpoints.engine_checkpoint")
+pretraining = app.lazy_import("bert_tf.tasks.pretraining")
 
 def define_flags():
   """Defines this command's flags (the original names and defaults)."""
@@ -42,8 +43,8 @@ def main(argv):
       raise InputError("--%s is required" % name)
   require_file(FLAGS.bert_config_file, "bert_config_file")
   config = BertConfig.from_json_file(FLAGS.bert_config_file)
-  export_tf1_checkpoint(PretrainingModel(config), FLAGS.model_dir,
-                        FLAGS.output_dir)
+  engine_checkpoint.export_tf1_checkpoint(
+      pretraining.PretrainingModel(config), FLAGS.model_dir, FLAGS.output_dir)
   with atomic_output(os.path.join(FLAGS.output_dir, "bert_config.json")) as f:
     f.write(config.to_json_string())
 

@@ -12,9 +12,12 @@ r"""Export a trained model as a raw-text SavedModel (TF Serving, TF.js, ...).
       --bert_config_file=bert_config.json --vocab_file=vocab.txt \
       --do_lower_case=False --export_dir=/tmp/ner_sm
 
-`--checkpoint` is a run's `--output_dir` (its latest engine checkpoint), a
-`ckpt-N` prefix, or an original-format `bert_model.ckpt` prefix; every
-weight of the task model must be in it. `--bert_config_file` and
+`--checkpoint` is a run's `--output_dir` (its `best/` if it kept one, else
+or with `--use_latest` its latest engine checkpoint), a `ckpt-N` prefix, or
+an original-format `bert_model.ckpt` prefix; every weight of the task model
+must be in it. A run folder's `run_config.json` supplies --task, the
+tokenizer, --max_seq_length, the labels and head settings; a flag that
+contradicts it is refused (`bert_tf/cli/export_from_run.py`). `--bert_config_file` and
 `--vocab_file` default to the files next to the checkpoint. The serving
 signature (`serving_default`) takes string tensors ([batch]; multiple
 choice `endings` [batch, choices]) and tokenizes
@@ -29,15 +32,19 @@ from absl import flags
 
 from bert_tf.checkpoints import checkpoint_io
 from bert_tf.cli import bert_flags
+from bert_tf.cli import export_from_run
 from bert_tf.export import get_exporter
 from bert_tf.export import registered_exporters
 from bert_tf.io_utils import InputError
 from bert_tf.io_utils import require_file
 from bert_tf.modeling.bert_config import BertConfig
 from bert_tf.tokenizers import tokenization
+from bert_tf.training import distribution
 from bert_tf.cli import app
 
 FLAGS = flags.FLAGS
+# --dtype -> the Keras policy the export's layers are built under.
+_POLICIES = {"float32": "float32", "bfloat16": "mixed_bfloat16"}
 
 _DEFINE = {"bool": flags.DEFINE_bool, "integer": flags.DEFINE_integer,
            "float": flags.DEFINE_float, "list": flags.DEFINE_list,
@@ -51,12 +58,20 @@ def define_flags():
   flags.DEFINE_string(
       "checkpoint", None, "A run's --output_dir (latest checkpoint), a "
       "ckpt-N prefix, or an original bert_model.ckpt prefix.")
+  flags.DEFINE_bool(
+      "use_latest", False, "With --checkpoint=<run folder> that has best/ "
+      "(--best_metric): export the latest checkpoint instead of best/.")
   flags.DEFINE_string("export_dir", None,
                       "New folder for the SavedModel (must not exist).")
   flags.DEFINE_string(
       "bert_config_file", None, "The config json file of the model "
       "(default: bert_config.json next to --checkpoint).")
   bert_flags.define_tokenizer_flags()
+  flags.DEFINE_enum(
+      "dtype", "float32", sorted(_POLICIES),
+      "bfloat16: the SavedModel computes in bfloat16 (mixed precision: "
+      "softmax and LayerNorm statistics in float32) and still answers in "
+      "float32; weights are read from the float32 checkpoint.")
   flags.DEFINE_integer(
       "max_seq_length", None, "The maximum total input sequence length "
       "after WordPiece tokenization (default: 384 for squad, else 128).")
@@ -103,9 +118,13 @@ def _export_without_checkpoint(exporter_cls):
 
 def main(argv):
   del argv
-  for name in ("task", "export_dir"):
-    if not FLAGS[name].value:
-      raise InputError("--%s is required" % name)
+  if not FLAGS.export_dir:
+    raise InputError("--export_dir is required")
+  # A run folder brings its own task, tokenizer, labels and best/.
+  settings, checkpoint = export_from_run.apply_run_settings(FLAGS) if (
+      FLAGS.checkpoint) else (None, None)
+  if not FLAGS.task:
+    raise InputError("--task is required")
   exporter_cls = get_exporter(FLAGS.task)
   own = {o.name for o in exporter_cls.OPTIONS}
   for cls in registered_exporters().values():
@@ -119,22 +138,30 @@ def main(argv):
     raise InputError("--checkpoint is required")
   if os.path.exists(FLAGS.export_dir):
     raise InputError("--export_dir=%s already exists" % FLAGS.export_dir)
-  checkpoint_io.resolve_checkpoint(FLAGS.checkpoint)  # fails first
-  config = BertConfig.from_json_file(
-      _beside_checkpoint(FLAGS.bert_config_file, "bert_config_file",
-                         "bert_config.json"))
+  checkpoint_io.resolve_checkpoint(checkpoint)  # fails first
+  if settings and not FLAGS.bert_config_file:
+    config = BertConfig.from_dict(settings.bert_config)
+  else:
+    config = BertConfig.from_json_file(
+        _beside_checkpoint(FLAGS.bert_config_file, "bert_config_file",
+                           "bert_config.json"))
+    if settings and config != BertConfig.from_dict(settings.bert_config):
+      raise InputError("--bert_config_file=%s contradicts the run in "
+                       "--checkpoint=%s (its run_config.json)" %
+                       (FLAGS.bert_config_file, FLAGS.checkpoint))
   vocab_file = _beside_checkpoint(FLAGS.vocab_file, "vocab_file",
                                   "vocab.txt")
   try:
     tokenization.validate_case_matches_checkpoint(FLAGS.do_lower_case,
-                                                  FLAGS.checkpoint)
+                                                  checkpoint)
   except ValueError as e:
     raise InputError(str(e).replace("\n", " ")) from e
   options = {o.name: FLAGS[o.name].value for o in exporter_cls.OPTIONS}
-  exporter = exporter_cls(
-      config, vocab_file, FLAGS.do_lower_case,
-      FLAGS.max_seq_length or exporter_cls.DEFAULT_MAX_SEQ_LENGTH, options)
-  exporter.restore(FLAGS.checkpoint)
+  with distribution.policy_scope(_POLICIES[FLAGS.dtype]):
+    exporter = exporter_cls(
+        config, vocab_file, FLAGS.do_lower_case,
+        FLAGS.max_seq_length or exporter_cls.DEFAULT_MAX_SEQ_LENGTH, options)
+  exporter.restore(checkpoint)
   exporter.save(FLAGS.export_dir)
   print("wrote %s SavedModel to %s" % (FLAGS.task, FLAGS.export_dir))
 

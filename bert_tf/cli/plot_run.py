@@ -20,16 +20,18 @@ import math
 import os
 
 from absl import flags
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
 import numpy as np
-from scipy import signal
-import tensorflow as tf
 
 from bert_tf.cli import app
 from bert_tf.io_utils import atomic_output
 from bert_tf.io_utils import InputError
-from bert_tf.training import run_files
+
+# Loaded when the command runs: --help answers at once.
+backend_agg = app.lazy_import("matplotlib.backends.backend_agg")
+figure_lib = app.lazy_import("matplotlib.figure")
+run_files = app.lazy_import("bert_tf.training.run_files")
+signal = app.lazy_import("scipy.signal")
+tf = app.lazy_import("tensorflow")
 
 FLAGS = flags.FLAGS
 
@@ -167,9 +169,9 @@ def plot_run(run, path, title):
   panels = _panels(run)
   columns = 1 if len(panels) == 1 else 2
   rows = math.ceil(len(panels) / columns)
-  figure = Figure(figsize=(6.4 * columns, 3.0 * rows + 0.6),
+  figure = figure_lib.Figure(figsize=(6.4 * columns, 3.0 * rows + 0.6),
                   layout="constrained")
-  FigureCanvasAgg(figure)
+  backend_agg.FigureCanvasAgg(figure)
   axes = figure.subplots(rows, columns, sharex=True, squeeze=False).ravel()
   for ax, (name, series) in zip(axes, panels):
     for label, steps, values, is_eval in series:

@@ -32,6 +32,7 @@ from bert_tf.tokenizers import tokenization
 from bert_tf.training import distribution
 from bert_tf.training import eval_hook as eval_hook_lib
 from bert_tf.training import optimization
+from bert_tf.training import run_files
 from bert_tf.training import unfreezing
 from bert_tf.training.trainer import Trainer
 
@@ -197,8 +198,8 @@ def restore_predict_checkpoint(flag_values, trainer):
   for its evaluate/predict calls (its step becomes the reported one)."""
   if flag_values.predict_checkpoint != "best":
     return
-  folder = os.path.join(flag_values.output_dir, eval_hook_lib.BEST_DIR)
-  prefix = os.path.join(folder, eval_hook_lib.BEST_CHECKPOINT)
+  folder = os.path.join(flag_values.output_dir, run_files.BEST_DIR)
+  prefix = os.path.join(folder, run_files.BEST_CHECKPOINT)
   if not tf.io.gfile.exists(prefix + ".index"):
     raise InputError("--predict_checkpoint=best: %s holds no checkpoint "
                      "(train with --best_metric)" % folder)

@@ -92,6 +92,34 @@ def test_probabilities_match_run_classifier(mrpc_run, tmp_path):
     assert answer["label"][expected.index(want)] == str(want.index(max(want)))
 
 
+def test_a_run_folder_exports_with_its_own_settings(mrpc_run, tmp_path):
+  """run_config.json supplies task, labels, vocab, casing and length: the
+  bare command gives run_classifier's probabilities; a contradicting flag
+  is refused in one line and writes nothing."""
+  _, output_dir = mrpc_run
+  env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
+  refused = subprocess.run(
+      [sys.executable, "-m", "bert_tf.export_saved_model",
+       "--checkpoint=%s" % output_dir, "--do_lower_case=False",
+       "--export_dir=%s" % (tmp_path / "never")], cwd=REPO, env=env,
+      capture_output=True, text=True, timeout=300, check=False)
+  assert refused.returncode == 1
+  assert refused.stderr.splitlines()[-1] == (
+      "ERROR: --do_lower_case=False contradicts the run in --checkpoint=%s "
+      "(run_config.json: True); leave it out, or export another checkpoint"
+      % output_dir)
+  assert not (tmp_path / "never").exists()
+  export_dir = export(tmp_path, "sm", "--checkpoint=%s" % output_dir)
+  rows = [line.split("\t")[3:5] for line in (
+      mrpc_run[0] / "test.tsv").read_text().splitlines()[1:6]]
+  (answer,) = serve(export_dir, [{"text_a": [a for a, _ in rows],
+                                  "text_b": [b for _, b in rows]}])
+  expected = [[float(p) for p in line.split("\t")] for line in
+              (output_dir / "test_results.tsv").read_text().splitlines()[:5]]
+  for got, want in zip(answer["probabilities"], expected):
+    assert got == pytest.approx(want, abs=1e-5)
+
+
 def test_tf1_checkpoint_and_single_text_signature(tmp_path):
   # ckpt_a holds a 3-label classifier head (output_weights [3, 64]).
   export_dir = export(tmp_path, "sm", "--task=classifier",
