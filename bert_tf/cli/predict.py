@@ -28,11 +28,11 @@ import tensorflow as tf
 import tensorflow_text  # noqa: F401 (registers the ops)
 from tqdm import tqdm
 
+from bert_tf.cli import app
 from bert_tf.io_utils import atomic_output
 from bert_tf.io_utils import first_line
 from bert_tf.io_utils import InputError
 from bert_tf.io_utils import require_file
-from bert_tf.cli import app
 
 FLAGS = flags.FLAGS
 

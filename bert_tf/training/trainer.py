@@ -49,15 +49,15 @@ import numpy as np
 import tensorflow as tf
 from tensorflow.core.framework import summary_pb2
 
+from bert_tf.io_utils import InputError
 from bert_tf.training import batch_padding
 from bert_tf.training import checkpointing
-from bert_tf.training import inference
 from bert_tf.training import distribution
+from bert_tf.training import inference
 from bert_tf.training import input_pipeline
+from bert_tf.training import run_files
 from bert_tf.training.progress import HostLoopPacer
 from bert_tf.training.progress import Progress
-from bert_tf.training import run_files
-from bert_tf.io_utils import InputError
 
 # TensorBoard's scalar plugin tag, written with the core op so that the
 # `tensorboard` package is not needed at training time.

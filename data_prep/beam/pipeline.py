@@ -84,7 +84,7 @@ def check_beam_args(argv):
 def require_beam():
   """InputError saying how to install Apache Beam (an extra) if it is not."""
   try:
-    import apache_beam  # pylint: disable=g-import-not-at-top,unused-import
+    import apache_beam  # noqa: F401  pylint: disable=g-import-not-at-top
   except ImportError as e:
     raise InputError(
         "--runner needs Apache Beam, which is not installed: pip install -e "
