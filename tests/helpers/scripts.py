@@ -24,14 +24,15 @@ NER_DATA = FIXTURES / "ner"
 SWAG = FIXTURES / "swag"
 
 # The arguments each script gets before a test's own.
-SQUAD = ["--vocab_file=%s" % VOCAB, "--init_checkpoint=%s" % ckpt_prefix(
-    "ckpt_b"), "--bert_config_file=%s" % config_file("ckpt_b"),
+SQUAD = ["--vocab_file=%s" % VOCAB,
+         "--init_checkpoint=%s" % ckpt_prefix("ckpt_b"),
+         "--bert_config_file=%s" % config_file("ckpt_b"),
          "--max_seq_length=64", "--doc_stride=32", "--max_query_length=16"]
 NER = ["--vocab_file=%s" % VOCAB, "--max_seq_length=32", "--noprogress"]
 CKPT_A = ["--bert_config_file=%s" % config_file("ckpt_a"),
           "--init_checkpoint=%s" % ckpt_prefix("ckpt_a")]
 MC = ["--vocab_file=%s" % VOCAB, "--max_seq_length=24",
-                   "--bert_config_file=%s" % config_file("ckpt_b")]
+      "--bert_config_file=%s" % config_file("ckpt_b")]
 _BASE = {"run_squad.py": SQUAD, "run_ner.py": NER + CKPT_A,
          "run_multiple_choice.py": MC}
 
