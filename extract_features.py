@@ -21,6 +21,7 @@ import tqdm
 
 from bert_tf.modeling import pretrained
 from bert_tf.cli import bert_flags
+from bert_tf.cli import engine_flags
 from bert_tf.checkpoints import checkpoint_io
 from bert_tf.tokenizers import tokenization
 from bert_tf.modeling.bert_config import BertConfig
@@ -28,6 +29,7 @@ from bert_tf.tasks.feature_extraction import FeatureExtractor
 from bert_tf.io_utils import atomic_output
 from bert_tf.io_utils import InputError
 from bert_tf.io_utils import require_file
+from bert_tf.training import distribution
 from bert_tf.cli import app
 from data_prep.extract_features.examples import convert_examples_to_features
 from data_prep.extract_features.examples import read_examples
@@ -46,6 +48,7 @@ flags.DEFINE_bool(
     "Also write the attention probabilities of --layers (every head) to "
     "<output_file>.attentions.npz (python -m bert_tf.plot_attention draws "
     "them).")
+engine_flags.define_dtype_flag()
 flags.DEFINE_bool("use_tpu", False, "Whether to use TPU or GPU/CPU.")
 flags.DEFINE_string("master", None,
                     "If using a TPU, the address of the master.")
@@ -95,6 +98,7 @@ def main(argv):
                         "--input_file=%s" % FLAGS.input_file)
   features = convert_examples_to_features(examples, FLAGS.max_seq_length,
                                           tokenizer)
+  distribution.configure_runtime(dtype=FLAGS.dtype)
   encoder, _, _ = pretrained.load_tf1_model(config, FLAGS.init_checkpoint)
   extractor = FeatureExtractor(encoder, layer_indexes, FLAGS.batch_size,
                                output_attentions=FLAGS.output_attentions)

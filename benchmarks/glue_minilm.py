@@ -10,6 +10,8 @@ during training, for `python -m bert_tf.plot_run --output_dir=<work_dir>/mrpc`.
     python benchmarks/glue_minilm.py --tasks=mrpc,sts-b \
       --glue_dir=../shared/data/glue \
       --model_dir=../shared/models/all-MiniLM-L6-v2 --work_dir=/tmp/glue
+    python benchmarks/glue_minilm.py --tasks=mrpc --dtype=mixed_bfloat16 \
+      --seed=1 --work_dir=/tmp/glue_bf16
 """
 
 import json
@@ -38,6 +40,8 @@ flags.DEFINE_integer("train_batch_size", 32, "Training batch size.")
 flags.DEFINE_float("learning_rate", 2e-5, "Peak learning rate.")
 flags.DEFINE_float("num_train_epochs", 3.0, "Training epochs.")
 flags.DEFINE_integer("seed", None, "Passed on as --seed.")
+flags.DEFINE_enum("dtype", "float32", ["float32", "mixed_bfloat16"],
+                  "Passed on as --dtype (training and evaluation precision).")
 flags.DEFINE_integer("eval_every_steps", None,
                      "Passed on: dev evaluation during training "
                      "(eval_history.jsonl, TensorBoard in <task>/eval/).")
@@ -79,6 +83,7 @@ def _fine_tune(task, ckpt_dir):
           "--iterations_per_loop=50"]
   if FLAGS.seed is not None:
     args.append("--seed=%d" % FLAGS.seed)
+  args.append("--dtype=" + FLAGS.dtype)
   if FLAGS.eval_every_steps:
     args.append("--eval_every_steps=%d" % FLAGS.eval_every_steps)
   if FLAGS.best_metric:
@@ -88,7 +93,8 @@ def _fine_tune(task, ckpt_dir):
   seconds = time.time() - start
   with open(os.path.join(output_dir, "eval_results.txt")) as f:
     results = dict(line.strip().split(" = ") for line in f if line.strip())
-  return dict(results, task=task, wall_seconds=round(seconds, 1))
+  return dict(results, task=task, dtype=FLAGS.dtype,
+              wall_seconds=round(seconds, 1))
 
 
 def main(_):

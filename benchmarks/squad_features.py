@@ -7,6 +7,8 @@ times, interleaved so that both see the same machine load:
     are kept in memory, as the original keeps them for write_predictions.
   ours, N workers: what `python -m data_prep.squad` runs --
     load_squad_examples + write_squad_features (TFRecord and sidecar).
+  cli (a --num_workers entry): `python -m data_prep.squad` itself with its
+    default flags (so its default --num_workers), whole process only.
 Two timings per run:
   conversion: read JSON -> features -> files, timed inside the process after
     its imports (the baseline imports TensorFlow first, like the original;
@@ -21,7 +23,8 @@ protobuf leaves open), and are byte-identical for every worker count.
 Usage:
   python -m benchmarks.squad_features \\
     --input_file=../shared/data/squad/dev-v1.1.json \\
-    --vocab_file=tests/fixtures/vocab_uncased.txt --num_workers=1,2 --repeats=3
+    --vocab_file=tests/fixtures/vocab_uncased.txt --num_workers=1,2,cli \
+    --repeats=3
 """
 
 import filecmp
@@ -54,6 +57,7 @@ flags.DEFINE_string("variant", None, "Internal: run one variant, print JSON.")
 flags.DEFINE_string("output_file", None, "Internal: TFRecord to write.")
 
 BASELINE = "baseline"
+CLI = "cli"
 
 
 def _cpu_seconds(who):
@@ -112,8 +116,28 @@ def _run_variant():
                              resource.RUSAGE_CHILDREN).ru_maxrss) / 1024.0}))
 
 
+def _spawn_cli(output_file):
+  """`python -m data_prep.squad` with default flags (384/128/64, uncased,
+  prediction mode, default --num_workers): whole-process numbers only."""
+  args = [sys.executable, "-m", "data_prep.squad",
+          "--input_file=" + FLAGS.input_file, "--vocab_file=" + FLAGS.vocab_file,
+          "--output_file=" + output_file]
+  cpu = _cpu_seconds(resource.RUSAGE_CHILDREN)
+  wall = time.perf_counter()
+  out = subprocess.run(args, check=True, capture_output=True, text=True)
+  wall = time.perf_counter() - wall
+  cpu = _cpu_seconds(resource.RUSAGE_CHILDREN) - cpu
+  counts = out.stdout.split("examples: ", 1)[1].split(",")
+  return {"examples": int(counts[0]),
+          "features": int(counts[1].split(": ")[1]), "wall": wall, "cpu": cpu,
+          "peak_rss_mb": float("nan"), "process_wall": wall,
+          "process_cpu": cpu}
+
+
 def _spawn(variant, output_file):
   """Runs a variant in a subprocess; adds its whole-process wall/CPU."""
+  if variant == CLI:
+    return _spawn_cli(output_file)
   args = [sys.executable, "-m", "benchmarks.squad_features",
           "--variant=" + variant, "--output_file=" + output_file,
           "--input_file=" + FLAGS.input_file, "--vocab_file=" + FLAGS.vocab_file,
@@ -182,6 +206,9 @@ def main(_):
   print("load average at end:   %.1f %.1f %.1f" % os.getloadavg())
   names = {v: "baseline (1 proc)" if v == BASELINE else "ours, %s worker%s" %
            (v, "" if v == "1" else "s") for v in variants}
+  if CLI in names:
+    from data_prep.squad.__main__ import default_num_workers  # pylint: disable=g-import-not-at-top
+    names[CLI] = "data_prep.squad, default (%d)" % default_num_workers()
   medians = {names[v]: _medians(runs[v]) for v in variants}
   print("medians of %d runs on %s, %d examples; same tf.train.Examples as "
         "the baseline (ours: byte-identical for every worker count)" %

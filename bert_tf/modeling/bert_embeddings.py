@@ -28,15 +28,18 @@ class BertEmbeddings(keras.layers.Layer):
     del input_shape  # All shapes come from the config.
     c = self.config
     init = layer_utils.create_initializer(c.initializer_range)
-    self.word_embeddings = self.add_weight(
-        shape=(c.vocab_size, c.hidden_size), initializer=init,
-        name="word_embeddings")
-    self.token_type_embeddings = self.add_weight(
-        shape=(c.type_vocab_size, c.hidden_size), initializer=init,
-        name="token_type_embeddings")
-    self.position_embeddings = self.add_weight(
-        shape=(c.max_position_embeddings, c.hidden_size), initializer=init,
-        name="position_embeddings")
+    # autocast=False: under a mixed policy only the gathered rows are cast,
+    # not the whole [V, H] table each step (and the three are summed in
+    # float32).
+    def table(rows, name):
+      return self.add_weight(shape=(rows, c.hidden_size), initializer=init,
+                             name=name, autocast=False)
+
+    self.word_embeddings = table(c.vocab_size, "word_embeddings")
+    self.token_type_embeddings = table(c.type_vocab_size,
+                                       "token_type_embeddings")
+    self.position_embeddings = table(c.max_position_embeddings,
+                                     "position_embeddings")
     self.layer_norm.build((None, None, c.hidden_size))
 
   def call(self, input_ids, segment_ids, training=False):
@@ -49,7 +52,7 @@ class BertEmbeddings(keras.layers.Layer):
     x = x + keras.ops.take(self.token_type_embeddings, segment_ids, axis=0)
     positions = keras.ops.slice(self.position_embeddings, (0, 0),
                                 (seq_length, self.config.hidden_size))
-    x = x + positions[None]
+    x = keras.ops.cast(x + positions[None], self.compute_dtype)
     return self.dropout(self.layer_norm(x), training=training)
 
   def tf1_variables(self, prefix="bert/embeddings"):

@@ -8,9 +8,12 @@ Usage:
   python -m data_prep.squad --input_file=dev-v1.1.json \\
     --output_file=eval.tf_record --vocab_file=vocab.txt --do_lower_case=true \\
     --max_seq_length=384 --doc_stride=128 --max_query_length=64 \\
-    --is_training=false --version_2_with_negative=false --num_workers=2
+    --is_training=false --version_2_with_negative=false
+
+`--num_workers` defaults to the cores this process may use (at most 8).
 """
 
+import os
 import random
 import time
 
@@ -29,6 +32,21 @@ from data_prep.squad.writer import write_squad_features
 
 FLAGS = flags.FLAGS
 
+# More pool workers cost more to start (and ~100 MB each) than a SQuAD-sized
+# file gains.
+_MAX_DEFAULT_WORKERS = 8
+
+
+def default_num_workers():
+  """The cores this process may run on (CPU affinity, e.g. a container's
+  cpuset), at most `_MAX_DEFAULT_WORKERS`."""
+  try:
+    cores = len(os.sched_getaffinity(0))
+  except AttributeError:  # no affinity API (macOS, Windows)
+    cores = os.cpu_count() or 1
+  return max(1, min(cores, _MAX_DEFAULT_WORKERS))
+
+
 def define_flags():
   """Defines this command's flags (the original names and defaults)."""
   flags.DEFINE_string("input_file", None,
@@ -46,8 +64,10 @@ def define_flags():
       "for predictions. Default: <output_file>.features.jsonl when "
       "--is_training=false; not written for training unless set.")
   flags.DEFINE_integer(
-      "num_workers", 1,
-      "Processes converting examples; the output is identical for any value.")
+      "num_workers", default_num_workers(),
+      "Processes converting examples; the output is identical for any "
+      "value. Default: the cores available to this process, at most %d "
+      "(1: no worker processes)." % _MAX_DEFAULT_WORKERS)
   bert_flags.define_tokenizer_flags()
   bert_flags.define_spm_model_file()
   bert_flags.define_max_seq_length(384)

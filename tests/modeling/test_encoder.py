@@ -12,6 +12,7 @@ from bert_tf.modeling.activations import gelu
 from bert_tf.modeling.activations import gelu_exact
 from bert_tf.modeling.bert_config import BertConfig
 from bert_tf.modeling.bert_encoder import BertEncoder
+from bert_tf.training import distribution
 from tests.helpers.checkpoints import ENCODER_DIR
 from tests.helpers.checkpoints import golden_inputs
 from tests.helpers.checkpoints import load_golden
@@ -134,3 +135,27 @@ def test_object_checkpoint_holds_every_weight(tmp_path):
   tf.train.Checkpoint(model=fresh).restore(path).assert_existing_objects_matched()
   for expected, actual in zip(encoder.weights, fresh.weights):
     np.testing.assert_array_equal(expected.numpy(), actual.numpy())
+
+
+def test_bfloat16_against_original():
+  """mixed_bfloat16: the layers compute in bfloat16, everything that feeds a
+  loss or a probability (head logits, log-softmax) is float32, the weights
+  stay float32, and every output is within bfloat16 rounding (2% of its
+  range; one bfloat16 rounding is 0.4%) of the original's float32 one."""
+  with distribution.policy_scope("mixed_bfloat16"):
+    got, _ = _outputs("ckpt_a")
+    _, encoder, _, _ = load_golden("ckpt_a")
+  assert keras.mixed_precision.global_policy().name == "float32"
+  assert {v.dtype for v in encoder.weights} == {"float32"}
+  expected = np.load(ENCODER_DIR / "expected_a.npz")
+  for key in expected.files:
+    want = tf.bfloat16 if key.startswith(("layer", "embedding", "sequence",
+                                          "pooled")) else tf.float32
+    assert got[key].dtype == want, key
+    value = np.asarray(tf.cast(got[key], tf.float32))
+    np.testing.assert_allclose(value, expected[key], rtol=0, err_msg=key,
+                               atol=0.02 * np.max(np.abs(expected[key])))
+  # Log-softmax in float32: probabilities sum to 1 far below bfloat16's
+  # resolution (1/256).
+  log_probs = np.asarray(got["mlm_log_probs"], np.float64)
+  np.testing.assert_allclose(np.exp(log_probs).sum(-1), 1.0, atol=1e-5)

@@ -71,6 +71,28 @@ def test_output_format_and_values(tmp_path):
   np.testing.assert_allclose(got[:, 1], layers[0][0], atol=2e-6)
 
 
+def test_bfloat16_values_are_float32_rounded(tmp_path):
+  """--dtype=mixed_bfloat16: same lines and tokens, values printed as
+  float32 and within bfloat16 rounding (2% of the range) of float32's."""
+  runs = {}
+  for dtype in ("float32", "mixed_bfloat16"):
+    folder = tmp_path / dtype
+    folder.mkdir()
+    result = _run(folder, dtype=dtype)
+    assert result.returncode == 0, result.stderr
+    runs[dtype] = [json.loads(line) for line in
+                   (folder / "out.jsonl").read_text().splitlines()]
+  for want, got in zip(runs["float32"], runs["mixed_bfloat16"]):
+    assert [f["token"] for f in got["features"]] == [
+        f["token"] for f in want["features"]]
+    values = [np.array([[l["values"] for l in f["layers"]]
+                        for f in r["features"]])
+              for r in (want, got)]
+    np.testing.assert_allclose(values[1], values[0], rtol=0,
+                               atol=0.02 * np.max(np.abs(values[0])))
+    assert not np.array_equal(values[1], values[0])
+
+
 @pytest.mark.parametrize("overrides, culprit", [
     ({"vocab_file": "/nonexistent/vocab.txt"}, "vocab_file"),
     ({"input_file": "/nonexistent/in.txt"}, "input_file"),

@@ -9,10 +9,10 @@ import pytest
 import tensorflow as tf
 
 from bert_tf.checkpoints import checkpoint_io
-from bert_tf.training import optimization
 from bert_tf.modeling.bert_config import BertConfig
 from bert_tf.modeling.bert_encoder import BertEncoder
 from bert_tf.modeling.heads.squad_head import SquadHead
+from bert_tf.training import optimization
 from bert_tf.training.optimization import WarmupLinearDecay
 
 
@@ -32,14 +32,15 @@ def _scoped_variable(tf1_name, value):
   return variable
 
 
+@pytest.mark.parametrize("fused", [True, False])
 @pytest.mark.parametrize("name", ["opt_default.npz", "opt_noclip_const.npz"])
-def test_golden_trajectory(fixtures_dir, name):
+def test_golden_trajectory(fixtures_dir, name, fused):
   g = _load(fixtures_dir, name)
   names = [str(n) for n in g["names"]]
   variables = [_scoped_variable(n, g["init/" + n]) for n in names]
   opt = optimization.create_optimizer(
       float(g["init_lr"]), int(g["num_train_steps"]),
-      int(g["num_warmup_steps"]))
+      int(g["num_warmup_steps"]), fused=fused)
   close = dict(rtol=1e-5, atol=1e-7)
   for t in range(len(g["lr"])):
     np.testing.assert_allclose(float(opt.learning_rate), g["lr"][t], **close)
@@ -101,3 +102,46 @@ def test_encoder_exclusion_matches_original_names():
   for name, variable in name_map.items():
     original = not re.search("LayerNorm|layer_norm|bias", name)
     assert opt.uses_weight_decay(variable) == original, (name, variable.path)
+
+
+def _numpy_update(g, var, m, v, lr, decay):
+  """The original update in float32 numpy, one rounding per op."""
+  f = np.float32
+  m = f(0.9) * m + f(1.0 - 0.9) * g
+  v = f(0.999) * v + f(1.0 - 0.999) * np.square(g)
+  update = m / (np.sqrt(v) + f(1e-6))
+  if decay:
+    update = update + f(0.01) * var
+  return var - f(lr) * update, m, v
+
+
+@pytest.mark.parametrize("fused", [False, True])
+def test_update_is_the_original_op_by_op(fused):
+  """Unfused: bit-identical to one float32 rounding per op; fused (XLA,
+  multiply-adds contracted): within a few ulps of it."""
+  rng = np.random.default_rng(0)
+  shape = (256, 512)
+  init = [rng.normal(size=shape).astype(np.float32) * 0.02,
+          rng.normal(size=shape).astype(np.float32) * 1e-4,
+          np.abs(rng.normal(size=shape)).astype(np.float32) * 1e-6]
+  grads = [rng.normal(size=shape).astype(np.float32) * 1e-3
+           for _ in range(3)]
+  variable = _scoped_variable("bert/dense/kernel", init[0])
+  opt = optimization.AdamWeightDecay(learning_rate=1e-3, fused=fused)
+  opt.build([variable])
+  index = opt._get_variable_index(variable)  # pylint: disable=protected-access
+  opt._m[index].assign(init[1])  # pylint: disable=protected-access
+  opt._v[index].assign(init[2])  # pylint: disable=protected-access
+  expected = init
+  for g in grads:
+    opt.apply([g], [variable])
+    expected = _numpy_update(g, *expected, lr=1e-3, decay=True)
+  got = [variable.numpy(), opt._m[index].numpy(), opt._v[index].numpy()]  # pylint: disable=protected-access
+  for a, b in zip(got, expected):
+    if fused:  # a few ulps of the array's scale (cancellation near 0)
+      np.testing.assert_allclose(
+          a, b, rtol=0, atol=4 * np.spacing(np.max(np.abs(b))))
+    else:
+      np.testing.assert_array_equal(a, b)
+  if fused:  # XLA really ran: contracted multiply-adds change some bits
+    assert not all(np.array_equal(a, b) for a, b in zip(got, expected))

@@ -2,6 +2,7 @@
 decision on whether a predict file can be scored."""
 
 import json
+import os
 import subprocess
 import sys
 
@@ -56,3 +57,26 @@ def test_is_scorable():
   # Empty lists are unanswerable v2 questions; v1 cannot score them.
   assert is_scorable(_data(gold, []), True)
   assert not is_scorable(_data(gold, []), False)
+
+
+_WORKERS = r"""
+import os, sys
+from absl import flags
+os.sched_setaffinity(0, {int(c) for c in sys.argv[1].split(",")})
+from data_prep.squad import __main__ as squad_main
+squad_main.define_flags()
+print(flags.FLAGS["num_workers"].default, flags.FLAGS["num_workers"].help)
+"""
+
+
+def test_num_workers_defaults_to_the_cores_available():
+  """One core allowed: no pool; more: one worker per core; --help says so.
+  (Pool and single process write the same bytes: test_features.py.)"""
+  cores = sorted(os.sched_getaffinity(0))
+  for allowed in ([cores[0]], cores):
+    result = subprocess.run(
+        [sys.executable, "-c", _WORKERS, ",".join(map(str, allowed))],
+        cwd=REPO, capture_output=True, text=True, timeout=120, check=True)
+    default, help_text = result.stdout.splitlines()[-1].split(" ", 1)
+    assert int(default) == min(len(allowed), 8)
+    assert "cores available to this process" in help_text
