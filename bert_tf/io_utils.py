@@ -156,8 +156,9 @@ def decode_text(raw, path, start_line=1):
 
 
 def user_path(path):
-  """`path` without the temporary suffix of `atomic_output`."""
-  return re.sub(r"\.tmp-[0-9a-f]{8}", "", str(path))
+  """`path` without the temporary suffix of `atomic_output` (or of a
+  shard, `.tmp-shard`)."""
+  return re.sub(r"\.tmp-([0-9a-f]{8}|shard)", "", str(path))
 
 
 def _is_library_error(e, package):

@@ -23,7 +23,9 @@ from absl import flags
 
 from bert_tf.cli import app
 from bert_tf.cli import quiet
+from bert_tf.io_utils import error_line
 from bert_tf.io_utils import InputError
+from bert_tf.io_utils import user_path
 from data_prep.common.outputs import publish
 from data_prep.common.outputs import remove
 
@@ -32,6 +34,7 @@ RUNNERS = ("DirectRunner", "DataflowRunner", "FlinkRunner", "SparkRunner",
            "PortableRunner", "PrismRunner")
 _INPUT_ERROR = re.compile(r"InputError: (.+)$", re.MULTILINE)
 _WHILE_RUNNING = re.compile(r" \[while running .*\]$")
+_OS_ERROR = re.compile(r"OSError: \[Errno \d+\] ([^:\n]+): '([^'\n]+)'")
 
 
 def define_runner_flags(shards_help):
@@ -111,15 +114,23 @@ def counter(name):
 
 
 def _user_error(error):
-  """The InputError behind a pipeline failure, or None for a bug."""
+  """The InputError behind a pipeline failure (or the OSError of a full
+  disk, a read-only folder...: named by the user's path), or None for a
+  bug."""
   seen = error
-  while seen is not None and not isinstance(seen, InputError):
+  while seen is not None and not isinstance(seen, (InputError, OSError)):
     seen = seen.__cause__ or seen.__context__
+  if isinstance(seen, OSError):
+    return InputError(error_line(seen))
   if seen is not None:  # Beam appends " [while running 'Step']"
     return InputError(_WHILE_RUNNING.sub("", str(seen)))
   # Runners that only pass the remote traceback's text.
   match = _INPUT_ERROR.search(str(error))
-  return InputError(_WHILE_RUNNING.sub("", match.group(1))) if match else None
+  if match:
+    return InputError(_WHILE_RUNNING.sub("", match.group(1)))
+  match = _OS_ERROR.search(str(error))
+  return InputError("%s: %s" % (user_path(match.group(2)), match.group(1))
+                    ) if match else None
 
 
 def run_and_publish(build, runner, beam_args, temps, finals, *output_files):
