@@ -16,9 +16,11 @@ Example:
 import contextlib
 
 from data_prep.beam import pipeline
+from data_prep.beam.records import every_shard
 from data_prep.beam.records import num_shards_for
 from data_prep.beam.records import shard_of
-from data_prep.common.outputs import shard_names, temp_name
+from data_prep.common.outputs import shard_names
+from data_prep.common.outputs import temp_name
 from data_prep.squad import writer
 from data_prep.squad.features import FIRST_UNIQUE_ID
 
@@ -45,8 +47,9 @@ class _WriteShard:
   def __call__(self, shard_and_chunks, counts):
     shard, chunks = shard_and_chunks
     chunks = sorted(chunks, key=lambda chunk: chunk[0])
+    first = chunks[0][0] if chunks else 0  # An empty shard: no ids.
     unique_id = FIRST_UNIQUE_ID + sum(count for index, count in counts
-                                      if index < chunks[0][0])
+                                      if index < first)
     with contextlib.ExitStack() as stack:
       out = writer.open_outputs(
           stack, self.records[shard],
@@ -63,7 +66,7 @@ def write_squad_features_beam(examples, encoder_args, output_file,
   import apache_beam as beam  # pylint: disable=g-import-not-at-top
   writer.new_encoder(*encoder_args)  # bad settings or vocab: fail here
   bounds = writer.chunk_bounds(examples)
-  num_shards = num_shards_for(num_output_shards, len(bounds))
+  num_shards = num_shards_for(num_output_shards)
   records = shard_names(output_file, num_shards)
   sidecars = shard_names(features_file, num_shards) if features_file else []
   finals = records + sidecars
@@ -77,10 +80,9 @@ def write_squad_features_beam(examples, encoder_args, output_file,
                  | "Convert" >> beam.Map(pipeline.PerWorker(
                      _convert, writer.new_encoder, *encoder_args)))
     counts = converted | "Count" >> beam.Map(lambda c: (c[0], len(c[1])))
-    _ = (converted
-         | "ToShard" >> beam.Map(
-             lambda c: (shard_of(c[0], len(chunks), num_shards), c))
-         | beam.GroupByKey()
+    keyed = converted | "ToShard" >> beam.Map(
+        lambda c: (shard_of(c[0], len(chunks), num_shards), c))
+    _ = (every_shard(keyed, num_shards)
          | "WriteShard" >> beam.Map(write,
                                     counts=beam.pvalue.AsList(counts)))
 

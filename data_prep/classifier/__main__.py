@@ -51,8 +51,9 @@ def define_flags():
   bert_flags.define_max_seq_length(128)
   classifier_flags.define_task_flags()
   beam_pipeline.define_runner_flags(
-      "output shards <output_file>-SSSSS-of-NNNNN; default 1, at most one "
-      "per 1,000 examples.")
+      "output shards <output_file>-SSSSS-of-NNNNN, exactly this many "
+      "(default 1); with fewer chunks of 1,000 examples than shards, some "
+      "are empty.")
 
 
 

@@ -40,8 +40,9 @@ def define_flags():
   bert_flags.define_spm_model_file()
   bert_flags.define_max_seq_length(128)
   beam_pipeline.define_runner_flags(
-      "output shards <output_file>-SSSSS-of-NNNNN; default 1, at most one "
-      "per chunk of whole documents (~500 sentences).")
+      "output shards <output_file>-SSSSS-of-NNNNN, exactly this many "
+      "(default 1); with fewer chunks of whole documents (~500 sentences) "
+      "than shards, some are empty.")
 
 
 def main(argv):

@@ -23,7 +23,8 @@ import os
 import random
 import time
 
-from absl import flags, logging
+from absl import flags
+from absl import logging
 
 from bert_tf.cli import app
 from bert_tf.cli import bert_flags
@@ -31,10 +32,13 @@ from bert_tf.io_utils import InputError
 from bert_tf.tokenizers.loading import load_tokenizer
 from data_prep.beam import pipeline as beam_pipeline
 from data_prep.common.outputs import remove
-from data_prep.pretraining.documents import (Shard, expand_input_files,
-                                             plan_shards, read_documents)
+from data_prep.pretraining.documents import expand_input_files
+from data_prep.pretraining.documents import plan_shards
+from data_prep.pretraining.documents import read_documents
+from data_prep.pretraining.documents import Shard
 from data_prep.pretraining.instances import InstanceOptions
-from data_prep.pretraining.records import make_records, write_round_robin
+from data_prep.pretraining.records import make_records
+from data_prep.pretraining.records import write_round_robin
 from data_prep.pretraining.shards import write_shards
 
 FLAGS = flags.FLAGS
@@ -78,8 +82,9 @@ def define_flags():
       "this size (and into at least --num_workers shards); bounds the memory "
       "of each worker.")
   beam_pipeline.define_runner_flags(
-      "input shards (at least this many; big files are cut at blank lines "
-      "into pieces of about --shard_size_mb), one output file each.")
+      "output files (exactly; default 1). Input files are cut at blank "
+      "lines into at least this many shards of about --shard_size_mb, "
+      "spread over the files in order (a file may be empty).")
 
 
 def _check_flags():
@@ -135,8 +140,8 @@ def _run_beam(input_files, tokenizer_args, beam_args):
   shards = plan_shards(sorted(input_files), FLAGS.shard_size_mb << 20,
                        min_shards=FLAGS.num_output_shards or 1)
   stats, output_files = write_shards_beam(
-      shards, FLAGS.output_file, tokenizer_args, _options(),
-      FLAGS.random_seed, FLAGS.runner, beam_args)
+      shards, FLAGS.output_file, FLAGS.num_output_shards, tokenizer_args,
+      _options(), FLAGS.random_seed, FLAGS.runner, beam_args)
   if not stats.documents:
     remove(output_files)  # empty files would pass for a result
     raise InputError("--input_file=%s: no text" % FLAGS.input_file)

@@ -29,12 +29,16 @@ import sys
 
 from tqdm import tqdm
 
+from bert_tf.records.tfrecord_file import tfrecord_writer
 from bert_tf.tokenizers.loading import load_tokenizer
-from data_prep.common.outputs import (die_with_parent, publish, remove,
-                                     shard_names, temp_name)
+from data_prep.common.outputs import die_with_parent
+from data_prep.common.outputs import publish
+from data_prep.common.outputs import remove
+from data_prep.common.outputs import shard_names
+from data_prep.common.outputs import temp_name
 from data_prep.pretraining.documents import read_documents
-from data_prep.pretraining.records import (RecordStats, make_records,
-                                           write_round_robin)
+from data_prep.pretraining.records import make_records
+from data_prep.pretraining.records import RecordStats
 
 _worker_state = {}
 
@@ -53,13 +57,26 @@ def _init_worker(tokenizer_args, options, random_seed):
 
 def build_shard(index, shard, output_file, tokenizer, options, random_seed):
   """One shard in, one TFRecord file out; returns its RecordStats. The
-  per-shard step of both drivers (this pool, `data_prep.beam.pretraining`).
-  """
-  documents = read_documents([shard], tokenizer, progress=False)
-  rng = random.Random(shard_seed(random_seed, index))
-  records, stats = make_records(documents, tokenizer, options, rng)
-  write_round_robin(records, [output_file])
-  return stats
+  per-shard step of this pool."""
+  return build_shards([(index, shard)], output_file, tokenizer, options,
+                      random_seed)
+
+
+def build_shards(indexed_shards, output_file, tokenizer, options,
+                 random_seed):
+  """[(index, shard)] in, one TFRecord file out: each shard's records as
+  `build_shard` makes them, one shard after the other (none: an empty
+  file); returns the summed RecordStats. The Beam driver's step."""
+  totals = RecordStats(0, 0, 0)
+  with tfrecord_writer(output_file) as writer:
+    for index, shard in indexed_shards:
+      documents = read_documents([shard], tokenizer, progress=False)
+      rng = random.Random(shard_seed(random_seed, index))
+      records, stats = make_records(documents, tokenizer, options, rng)
+      for record in records:
+        writer.write(record)
+      totals = RecordStats(*(a + b for a, b in zip(totals, stats)))
+  return totals
 
 
 def _build_shard(task):

@@ -314,3 +314,39 @@ def test_run_ner_and_run_multiple_choice_train_on_beam_shards(tmp_path):
              "--output_dir=%s" % (tmp_path / "mc")))
   steps = _record_count(_shards(tmp_path / "mc.tf_record")) // 4
   assert (tmp_path / "mc" / ("ckpt-%d.index" % steps)).exists()
+
+
+def test_num_output_shards_is_exactly_the_number_of_files(tmp_path):
+  """As Beam's own sinks: N files, empty ones when there is less to cut."""
+  from bert_tf.records.tfrecord_file import check_framing  # pylint: disable=g-import-not-at-top
+  mrpc = ["--task_name=MRPC", "--data_dir=%s" % (FIXTURES / "glue" / "MRPC"),
+          VOCAB, "--max_seq_length=32"]
+  single = tmp_path / "single.tf_record"
+  _ok(_run("data_prep.classifier", *mrpc, "--output_file=%s" % single))
+  beam = tmp_path / "mrpc" / "train.tf_record"
+  _ok(_run("data_prep.classifier", *mrpc, "--output_file=%s" % beam,
+           "--runner=DirectRunner", "--num_output_shards=3"))  # 1 chunk
+  assert [p.name for p in _shards(beam)] == [
+      "train.tf_record-%05d-of-00003" % i for i in range(3)]
+  assert b"".join(p.read_bytes() for p in _shards(beam)) == (
+      single.read_bytes())
+  # Pre-training: 3 input files (3+ input shards) into 2 files, and one
+  # small file (1 input shard) into 4.
+  files = []
+  for i in range(3):
+    (tmp_path / ("in%d" % i)).mkdir()
+    files.append(_corpus(tmp_path / ("in%d" % i), copies=1 + i))
+  for inputs, n in [(",".join(map(str, files)), 2), (files[0], 4)]:
+    prefix = tmp_path / ("pt%d" % n) / "pt.tfrecord"
+    result = _run("data_prep.create_pretraining_data", *PRETRAINING,
+                  "--input_file=%s" % inputs, "--output_file=%s" % prefix,
+                  "--runner=DirectRunner", "--num_output_shards=%d" % n)
+    _ok(result)
+    shards = _shards(prefix)
+    assert [p.name for p in shards] == [
+        "pt.tfrecord-%05d-of-%05d" % (i, n) for i in range(n)]
+    counts = [check_framing(str(p)) for p in shards]
+    assert all(problem is None for _, problem in counts)
+    assert sum(count for count, _ in counts) > 0
+    assert (" %d instances" % sum(count for count, _ in counts)) in (
+        result.stderr)
