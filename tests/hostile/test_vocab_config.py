@@ -126,3 +126,40 @@ def test_case_and_unknown_word_warnings(tmp_path):
   assert unk_warning in outcomes[2][1] and tiny in outcomes[2][1]
   assert case_warning not in outcomes[3][1]
   assert unk_warning not in outcomes[3][1]
+
+
+def test_every_command_that_tokenizes_for_a_model_checks_the_vocab(tmp_path):
+  # The training scripts' checks also run in the export (a vocabulary larger
+  # than the model's made every request fail); a vocabulary under half the
+  # config's vocab_size (most words [UNK]) warns wherever a config is read.
+  words = open(VOCAB, encoding="utf-8").read().splitlines()
+  no_cls = _vocab(tmp_path / "no_cls.txt", [w for w in words if w != "[CLS]"])
+  small_vocab = _vocab(tmp_path / "small.txt", words[:1000])
+  small = write_config(tmp_path / "small.json", vocab_size=100)
+  one_type = write_config(tmp_path / "one_type.json", type_vocab_size=1)
+  single = tmp_path / "single.txt"
+  single.write_text("the cat sat\n")
+
+  def export(name, vocab, config=None):
+    return ["--task=encoder", "--checkpoint=" + CKPT, "--vocab_file=" + vocab,
+            "--max_seq_length=16", "--export_dir=%s" % (tmp_path / name)] + (
+                ["--bert_config_file=" + config] if config else [])
+
+  outcomes = run_cases([
+      ("bert_tf.export_saved_model", export("big", VOCAB, small)),
+      ("bert_tf.export_saved_model", export("no_cls", no_cls)),
+      ("bert_tf.export_saved_model", export("small", small_vocab)),
+      ("extract_features", _extract(tmp_path, single, vocab=small_vocab) +
+       ["--layers=-1"]),
+      # Reaches the vocab check, then stops at the pairs check.
+      ("run_classifier", classifier_args(tmp_path / "run", config=one_type) +
+       ["--do_train", "--vocab_file=" + small_vocab]),
+  ])
+  assert_one_error(outcomes[0], VOCAB, "vocab_size 100")
+  assert_one_error(outcomes[1], no_cls, "no [CLS]")
+  warning = "%s: 1000 tokens for a model of vocab_size 3000" % small_vocab
+  for code, stderr in outcomes[2:]:
+    assert warning in stderr, stderr[-2000:]
+  assert outcomes[2][0] == 0 and outcomes[3][0] == 0
+  assert_one_error(outcomes[4], "type_vocab_size is 1")
+  assert not (tmp_path / "big").exists() and (tmp_path / "small").is_dir()
