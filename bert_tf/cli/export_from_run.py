@@ -73,16 +73,19 @@ def apply_run_settings(flag_values):
   """Fills the export flags from --checkpoint's run_config.json.
 
   Returns:
-    (RunConfig or None for a checkpoint that is not a run folder, the
-    checkpoint to restore: best/ when the run has one and --use_latest is
-    not set, else --checkpoint).
+    (RunConfig or None for a checkpoint outside a run folder, the
+    checkpoint to restore: for a run folder its best/ when it has one and
+    --use_latest is not set, else --checkpoint).
   Raises:
     InputError: a flag contradicting the run.
   """
-  folder = flag_values.checkpoint
-  settings = os.path.isdir(folder) and run_config.read(folder)
+  checkpoint = flag_values.checkpoint
+  # A run folder, or a ckpt-N prefix inside one.
+  folder = checkpoint if os.path.isdir(checkpoint) else os.path.dirname(
+      checkpoint) or "."
+  settings = run_config.read(folder)
   if not settings:
-    return None, folder
+    return None, checkpoint
   task = flag_values.task
   if task is None:
     flag_values.task = task = settings.task
@@ -101,6 +104,7 @@ def apply_run_settings(flag_values):
            lambda a, b: (list(a) if isinstance(a, (list, tuple)) else a) ==
            (list(b) if isinstance(b, (list, tuple)) else b))
   best = os.path.join(folder, run_files.BEST_DIR, run_files.BEST_CHECKPOINT)
-  if os.path.exists(best + ".index") and not flag_values.use_latest:
+  if (checkpoint == folder and os.path.exists(best + ".index") and
+      not flag_values.use_latest):
     return settings, best
-  return settings, folder
+  return settings, checkpoint

@@ -104,7 +104,7 @@ def read(folder):
 
 def _first_difference(old, new, prefix=""):
   """The first key (dotted) whose value differs, with both values."""
-  for key in sorted(set(old) | set(new)):
+  for key in list(new) + [k for k in old if k not in new]:  # task first
     a, b = old.get(key), new.get(key)
     if isinstance(a, dict) and isinstance(b, dict):
       found = _first_difference(a, b, prefix + key + ".")

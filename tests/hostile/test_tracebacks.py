@@ -92,7 +92,8 @@ def test_damaged_files_and_bad_locations_are_one_line(tmp_path):
   bad_json.write_text('{"vocab_size": 3000,')
   out = tmp_path / "out"
   train = classifier_args(out) + ["--do_train"]
-  pretrain = ["--input_file=%s" % records, "--output_dir=%s" % out,
+  pretrain = ["--input_file=%s" % records,
+              "--output_dir=%s" % (tmp_path / "pretraining"),
               "--bert_config_file=%s" % write_config(
                   tmp_path / "pt.json", vocab_size=30522),
               "--do_train", "--train_batch_size=4", "--num_train_steps=40",

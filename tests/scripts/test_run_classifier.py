@@ -10,6 +10,7 @@ from scipy import stats
 
 from bert_tf.checkpoints import checkpoint_io
 from bert_tf.training import input_pipeline
+from bert_tf.training import run_config
 from bert_tf.modeling.heads.classifier_head import ClassifierHead
 from bert_tf.tasks.classifier_results import eval_results
 from bert_tf.tasks.classifier_results import glue_submission_lines
@@ -208,3 +209,27 @@ def test_bad_input_is_one_line(tmp_path):
   assert not (tmp_path / "out").exists()
   # The original flags keep their defaults.
   assert {k: defaults[k] for k in ORIGINAL_DEFAULTS} == ORIGINAL_DEFAULTS
+
+
+def test_a_run_folder_of_another_model_is_refused_or_started_over(tmp_path):
+  out = tmp_path / "run"
+  out.mkdir()
+  (out / "stale.txt").write_text("from the earlier run")
+  run_config.check_or_write(str(out), run_config.RunConfig(
+      "ner", {"labels": ["O"]}, {"do_lower_case": True}, 32, {}))
+  argv = COMMON + ["--task_name=MRPC", "--data_dir=%s" % (GLUE / "MRPC"),
+                   "--init_checkpoint=%s" % ckpt_prefix("ckpt_b"),
+                   "--do_predict", "--output_dir=%s" % out]
+  (refused, started_over), _ = run_mains(
+      "run_classifier", [argv, argv + ["--overwrite_output_dir"]])
+  assert list(refused) == [1, (
+      "ERROR: --output_dir=%s holds a model with task=ner, this command "
+      "asks for classifier; use --overwrite_output_dir to start over, or "
+      "another --output_dir\n" % out)]
+  assert started_over[0] == 0, started_over[1][-3000:]
+  assert not (out / "stale.txt").exists()
+  assert (out / "test_results.tsv").exists()
+  settings = run_config.read(str(out))
+  assert settings.task == "classifier"
+  assert settings.head == {"task_name": "mrpc", "labels": ["0", "1"],
+                           "regression": False, "multi_label": False}
