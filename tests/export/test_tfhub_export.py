@@ -196,7 +196,7 @@ def test_bad_flags_end_in_one_line(tmp_path, args, message):
   result = subprocess.run(
       [sys.executable, "-m", "bert_tf.export_saved_model",
        "--export_dir=%s" % (tmp_path / "out")] + args, cwd=REPO,
-      capture_output=True, text=True, timeout=120, check=False,
+      capture_output=True, text=True, timeout=300, check=False,
       env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2"))
   assert result.returncode == 1
   assert result.stderr.strip().splitlines()[-1] == message

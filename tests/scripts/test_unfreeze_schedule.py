@@ -76,7 +76,8 @@ def test_killed_run_resumes_in_its_checkpoints_phase(tmp_path):
   assert result.returncode == 0, result.stderr[-3000:]
   resumed = int(re.search(r"Resuming from checkpoint \S+ at step (\d+)",
                           result.stderr).group(1))
-  assert resumed >= 6
+  # ckpt-6 may be cut short by the kill (then the newest intact one).
+  assert 5 <= resumed < 32
   phases = _phases(result.stderr)
   assert phases[0] == (resumed, _frozen_at(resumed),
                        TRAINABLE[_frozen_at(resumed)])
