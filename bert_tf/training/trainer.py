@@ -378,8 +378,9 @@ class Trainer:
     checkpoint of output_dir unless weights are pinned in memory."""
     if not self._pinned:
       self._restore_or_init(self._model_checkpoint())
+    chief = distribution.is_chief(self.strategy)
     with Progress(None, desc=key[0], unit="batch",
-                  enabled=self.progress) as bar:
+                  enabled=self.progress and chief) as bar:
       for batch in inference.real_rows(self.strategy, self.model, dataset,
                                        batch_size, fn, self._inference_fns,
                                        key):
