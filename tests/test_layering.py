@@ -37,6 +37,9 @@ _LAYERS = {
                        "bert_tf.tokenizers", "bert_tf.checkpoints",
                        "bert_tf.modeling", "bert_tf.tasks"},
     "bert_tf.cli": {"bert_tf"},
+    # The Python API: exporters + Tasks + the Trainer (and the scripts' step
+    # count, fetch_model); never data_prep.
+    "bert_tf.api": {"bert_tf"},
     # The Keras-style Python API over exporters and tasks, above cli.
     "bert_tf.api": {"bert_tf"},
     # Pure data: tokenizers, record bytes, the flag helpers and the runner

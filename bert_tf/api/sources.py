@@ -60,8 +60,23 @@ def _hf_lower_case(folder):
   return value if isinstance(value, bool) else None
 
 
+def _check_head(name_map, shapes, source):
+  """A task head in the checkpoint that is not this model's (e.g. other
+  num_labels) is named as such, not as a config mismatch."""
+  for name, variable in sorted(name_map.items()):
+    if (not name.startswith("bert/") and name in shapes and
+        list(shapes[name]) != list(variable.shape)):
+      raise InputError(
+          "%s: the checkpoint's task head has %s of shape %s, this model "
+          "%s (a head for other labels or choices: give the settings it was "
+          "trained with)" % (source, name, list(shapes[name]),
+                             list(variable.shape)))
+
+
 def _tf1_loader(prefix):
   def load(exporter):
+    _check_head(exporter.tf1_variables(),
+                checkpoint_io.checkpoint_shapes(prefix), prefix)
     report = checkpoint_io.init_from_checkpoint(prefix,
                                                 exporter.tf1_variables())
     checkpoint_io.require_encoder_loaded(report, prefix)
@@ -72,6 +87,7 @@ def _hf_loader(folder):
   def load(exporter):
     arrays, _ = hf_import.read_hf_weights(folder)
     shapes = {name: value.shape for name, value in arrays.items()}
+    _check_head(exporter.tf1_variables(), shapes, folder)
     report = checkpoint_io.assign_arrays(exporter.tf1_variables(), shapes,
                                          arrays.__getitem__, folder)
     checkpoint_io.require_encoder_loaded(report, folder)
