@@ -125,6 +125,10 @@ def guarded(main):
   return run_cli(checked)
 
 
+_HELP_FLAGS = ("--help", "-help", "-h", "-?", "--helpshort", "--helpfull",
+               "--helpxml")
+
+
 def parse_flags(argv, known_only=False):
   """absl's flag parsing, but a bad flag (unknown, or a value that does not
   parse) ends as one `ERROR:` line and exit status 1. `known_only` leaves
@@ -134,6 +138,11 @@ def parse_flags(argv, known_only=False):
   except flags.Error as e:
     sys.stderr.write("ERROR: %s\n" % " ".join(str(e).split()))
     sys.exit(1)
+  except SystemExit as e:
+    # absl ends --help / --helpshort / --helpfull with status 1; asked-for
+    # help is a success.
+    asked = any(arg.split("=")[0] in _HELP_FLAGS for arg in argv[1:])
+    sys.exit(0 if asked and e.code == 1 else e.code)
 
 
 def run_app(main, flags_parser=parse_flags):
