@@ -80,12 +80,13 @@ class BertEncoder(keras.Model):
   def freeze_lowest_layers(self, num_layers):
     """Embeddings + the lowest `num_layers` blocks get no gradient
     (`trainable=False`; dropout still applies in training), the blocks
-    above do; 0 freezes nothing."""
+    above do (again, for gradual unfreezing); 0 freezes nothing. An encoder
+    frozen as a whole (feature-based NER) stays frozen."""
     if not 0 <= num_layers <= len(self.blocks):
       raise ValueError("must be between 0 and the model's %d layers" %
                        len(self.blocks))
     for i, layer in enumerate([self.embeddings] + self.blocks):
-      layer.trainable = not num_layers or i > num_layers
+      layer.trainable = self.trainable and (not num_layers or i > num_layers)
 
   def tf1_variables(self, prefix="bert"):
     """Original TF1 variable name -> variable, for every encoder weight."""

@@ -143,3 +143,16 @@ def test_more_frozen_layers_than_the_model_has_is_refused():
   with pytest.raises(InputError, match="3 frozen layers from step 0, but "
                      "the model has 2"):
     UnfreezeSchedule.parse("0:3,10:0").check_layers(2)
+
+
+def test_an_encoder_frozen_as_a_whole_stays_frozen():
+  # Feature-based NER freezes the whole encoder; a schedule (or
+  # --num_frozen_layers=0) must not unfreeze its layers.
+  encoder = BertEncoder(CONFIG)
+  encoder.trainable = False
+  for layers in (0, 1):
+    encoder.freeze_lowest_layers(layers)
+    assert not any(v.trainable for v in encoder.weights)
+  encoder.trainable = True
+  encoder.freeze_lowest_layers(1)
+  assert len(encoder.trainable_variables) == 16 + 2  # layer_1 + pooler
