@@ -5,7 +5,7 @@ marker.
 `make test-fast` runs `-m "not slow and not process"`: the unit loop. A test
 is `process` if it starts a program: found here from the helpers it reaches
 (`_STARTERS`, `subprocess`); end-to-end runs inside the test process are
-listed in `_PROCESS_MODULES` or carry `@pytest.mark.process`.
+listed in `_PROCESS_TESTS` or carry `@pytest.mark.process`.
 """
 
 import os
@@ -19,16 +19,27 @@ import pytest  # pylint: disable=g-import-not-at-top
 
 FIXTURES = pathlib.Path(__file__).parent / "fixtures"
 REPO = pathlib.Path(__file__).parent.parent
-_TESTS = pathlib.Path(__file__).parent
 
 # Modules whose helpers start programs: a test that reaches one of them
 # (directly, through its module's functions or through its fixtures) or
 # the `subprocess` module is a `process` test.
 _STARTERS = ("tests.helpers.processes", "tests.helpers.cli",
              "tests.helpers.scripts", "tests.export.standalone")
-# Test modules (paths under tests/, or folders ending in "/") that are
-# `process` as a whole: end-to-end training or export in this process.
-_PROCESS_MODULES = ("export/test_predict_lists.py",)
+# Tests that are `process` without starting a program: training, SavedModel
+# export or an exhaustive sweep end to end in this process (the slowest of
+# the unit loop, 2 cores). Prefixes of node ids under tests/: a module, or a
+# module::test.
+_PROCESS_TESTS = (
+    "cli/test_frozen_layers.py",
+    "export/test_predict.py",
+    "export/test_predict_lists.py",
+    "export/test_squad_text.py",
+    "tasks/test_pretraining.py::test_trainer_with_dynamic_masking",
+    "tasks/test_tagging.py::test_feature_mode",
+    "tokenizers/test_tf_text.py::test_saved_model",
+    "training/test_mixed_bfloat16.py",
+    "training/test_unfreezing.py",
+)
 
 
 def _starts_programs(function, seen):
@@ -59,8 +70,7 @@ def _starts_programs(function, seen):
 
 
 def _is_process(item):
-  module = pathlib.Path(str(item.fspath)).relative_to(_TESTS).as_posix()
-  if module.startswith(_PROCESS_MODULES):
+  if item.nodeid.removeprefix("tests/").startswith(_PROCESS_TESTS):
     return True
   seen = set()
   functions = [getattr(item, "function", None)] + [
