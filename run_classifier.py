@@ -100,7 +100,8 @@ class ClassifierJob(finetune.Job):
 
   def run_settings(self):
     return "classifier", {
-        "task_name": self.processor.name, "labels": list(self.label_list),
+        "task_name": self.processor.name,
+        "labels": self.label_list,
         "regression": self.processor.is_regression,
         "multi_label": self.processor.is_multi_label}, {}
 
