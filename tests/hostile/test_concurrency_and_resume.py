@@ -47,9 +47,9 @@ def test_a_second_run_on_a_locked_output_dir_fails_naming_the_holder(
   try:
     # The other scripts take the lock through the same call (next test).
     result = run(["run_classifier.py", "--output_dir=%s" % folder,
-                   "--data_dir=%s" % flipped_data] +
-                  [a for a in CLASSIFIER_EVAL if not a.startswith(
-                      ("--eval_every", "--best", "--early"))])
+                  "--data_dir=%s" % flipped_data] +
+                 [a for a in CLASSIFIER_EVAL if not a.startswith(
+                     ("--eval_every", "--best", "--early"))])
     assert result.returncode == 1
     line = _one_error_line(result.stderr)
     assert line == ("ERROR: --output_dir=%s is in use by pid %d on %s; "
@@ -62,9 +62,9 @@ def test_a_second_run_on_a_locked_output_dir_fails_naming_the_holder(
     holder.wait()
   # kill -9 released it: the next run takes the lock and trains.
   result = run(["run_classifier.py", "--output_dir=%s" % folder,
-                 "--data_dir=%s" % flipped_data, "--num_train_epochs=1"] +
-                [a for a in CLASSIFIER_EVAL if not a.startswith(
-                    ("--eval_every", "--best", "--early", "--num_train"))])
+                "--data_dir=%s" % flipped_data, "--num_train_epochs=1"] +
+               [a for a in CLASSIFIER_EVAL if not a.startswith(
+                   ("--eval_every", "--best", "--early", "--num_train"))])
   assert result.returncode == 0, result.stderr[-3000:]
   assert (folder / "ckpt-4.index").exists()
 

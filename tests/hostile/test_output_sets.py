@@ -81,9 +81,9 @@ def test_a_killed_runs_temp_files_are_cleaned_at_the_next_start(
   (folder / "ckpt-4_temp" / "part-00000-of-00001").write_text("half")
   (folder / "notes.tmp").write_text("the user's")
   result = run(["run_classifier.py", "--output_dir=%s" % folder,
-                 "--data_dir=%s" % flipped_data, "--num_train_epochs=1"] +
-                [a for a in CLASSIFIER_EVAL if not a.startswith(
-                    ("--eval_every", "--best", "--early", "--num_train"))])
+                "--data_dir=%s" % flipped_data, "--num_train_epochs=1"] +
+               [a for a in CLASSIFIER_EVAL if not a.startswith(
+                   ("--eval_every", "--best", "--early", "--num_train"))])
   assert result.returncode == 0, result.stderr[-3000:]
   names = os.listdir(folder)
   assert not [n for n in names if n in stale or n == "ckpt-4_temp"]
