@@ -73,9 +73,9 @@ def _is_process(item):
   if item.nodeid.removeprefix("tests/").startswith(_PROCESS_TESTS):
     return True
   seen = set()
+  fixtures = item._fixtureinfo.name2fixturedefs  # pylint: disable=protected-access
   functions = [getattr(item, "function", None)] + [
-      definition.func for definitions in
-      item._fixtureinfo.name2fixturedefs.values()  # pylint: disable=protected-access
+      definition.func for definitions in fixtures.values()
       for definition in definitions]
   return any(_starts_programs(f, seen) for f in functions if f is not None)
 

@@ -55,7 +55,7 @@ def _eval_results(path):
 
 def test_classifier_best_early_stop_kill_and_predict(tmp_path, flipped_data):
   args = CLASSIFIER_EVAL + ["--data_dir=%s" % flipped_data, "--do_eval",
-                       "--do_predict", "--predict_checkpoint=best"]
+                            "--do_predict", "--predict_checkpoint=best"]
   full, killed = tmp_path / "full", tmp_path / "killed"
   full_run = start_run("run_classifier.py", full, *args)
   _kill_after_evaluations(start_run("run_classifier.py", killed, *args),
@@ -140,7 +140,7 @@ def test_squad_evaluations_equal_do_predict(tmp_path):
   # A separate --do_predict from best/ scores what was recorded at its step.
   best = json.loads((out / "best" / "best.json").read_text())
   finish(start_run(
-      "run_squad.py",       out, "--do_predict", "--predict_file=%s" % files["v1"],
+      "run_squad.py", out, "--do_predict", "--predict_file=%s" % files["v1"],
       "--predict_batch_size=16", "--predict_checkpoint=best"))
   recorded = next(h for h in history
                   if h["global_step"] == best["global_step"])
@@ -180,9 +180,9 @@ def test_inconsistent_flags_are_one_line(tmp_path, flipped_data):
     assert stderr.startswith("ERROR: " + message), (name, stderr)
     assert stderr.count("\n") == 1, (name, stderr)
   squad = SQUAD + ["--output_dir=%s" % (tmp_path / "squad"),
-                               "--do_train", "--eval_every_steps=5",
-                               "--train_file=%s" % squad_slice(
-                                   tmp_path, "small_v1_first_answer", 1)]
+                   "--do_train", "--eval_every_steps=5",
+                   "--train_file=%s" % squad_slice(
+                       tmp_path, "small_v1_first_answer", 1)]
   outcomes, _ = run_mains("run_squad", [squad])
   assert outcomes[0] == (1, "ERROR: evaluation during training needs "
                          "--predict_file (a dev set with answers)\n")

@@ -35,7 +35,8 @@ def _start(output_dir, *args):
 
 
 def _variables(output_dir):
-  reader = tf.train.load_checkpoint(str(output_dir / ("ckpt-%d" % MC_STEPS)))
+  reader = tf.train.load_checkpoint(str(output_dir / ("ckpt-%d" %
+                                                      MC_STEPS)))
   return {n: reader.get_tensor(n) for n in reader.get_variable_to_shape_map()
           if n.startswith(("model/", "optimizer/"))}
 
@@ -129,7 +130,7 @@ def test_bad_input_is_one_line(tmp_path):
   for name, (files, message) in cases.items():
     folder = data_dir(name, files)
     argvs.append(MC + ["--data_dir=%s" % folder, "--do_train",
-                           "--do_eval", "--output_dir=%s" % out])
+                       "--do_eval", "--output_dir=%s" % out])
     messages.append(message.replace("{}", str(folder)))
   argvs.append(MC + ["--data_dir=x", "--output_dir=%s" % out])
   messages.append("At least one of `do_train`, `do_eval`, `do_predict` must "
