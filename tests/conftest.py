@@ -73,7 +73,8 @@ def _is_process(item):
   if item.nodeid.removeprefix("tests/").startswith(_PROCESS_TESTS):
     return True
   seen = set()
-  fixtures = item._fixtureinfo.name2fixturedefs  # pylint: disable=protected-access
+  # pylint: disable-next=protected-access
+  fixtures = item._fixtureinfo.name2fixturedefs
   functions = [getattr(item, "function", None)] + [
       definition.func for definitions in fixtures.values()
       for definition in definitions]

@@ -29,8 +29,8 @@ from bert_tf.io_utils import InputError
 from bert_tf.modeling import pretrained
 from bert_tf.modeling.bert_config import BertConfig
 from bert_tf.modeling.bert_encoder import BertEncoder
-from tests.helpers.hf_models import tiny_hf_model
 from tests.conftest import REPO
+from tests.helpers.hf_models import tiny_hf_model
 
 _NAME = "uncased_L-2_H-128_A-2"
 _ZIP_PATH = "/" + model_registry.GOOGLE_MODELS[_NAME].path

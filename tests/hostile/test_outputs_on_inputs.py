@@ -7,11 +7,11 @@ sharded TFRecord set)."""
 
 from bert_tf.cli import flag_ranges
 from bert_tf.records import tfrecord_file
-from tests.helpers.cli import assert_one_error
-from tests.helpers.cli import run_cases
 from tests.helpers.checkpoints import CKPT
 from tests.helpers.checkpoints import ENCODER_DIR as ENCODER
 from tests.helpers.checkpoints import VOCAB
+from tests.helpers.cli import assert_one_error
+from tests.helpers.cli import run_cases
 from tests.helpers.scripts import GLUE
 
 

@@ -16,9 +16,9 @@ import tensorflow as tf
 
 from bert_tf.checkpoints import checkpoint_io
 from bert_tf.modeling.bert_config import BertConfig
+from bert_tf.tasks import classification as classification_task
 from bert_tf.tasks.classification import ClassifierModel
 from bert_tf.training import input_pipeline
-from bert_tf.tasks import classification as classification_task
 from tests.helpers.checkpoints import config_file
 from tests.helpers.cli import run_mains
 from tests.helpers.processes import finish

@@ -10,9 +10,9 @@ import os
 import subprocess
 import sys
 
-from bert_tf.training import input_pipeline
-from bert_tf.tokenizers import tokenization
 from bert_tf.tasks import pretraining as pretraining_task
+from bert_tf.tokenizers import tokenization
+from bert_tf.training import input_pipeline
 from tests.conftest import FIXTURES
 from tests.conftest import REPO
 

@@ -12,10 +12,10 @@ import pytest
 import tensorflow as tf
 
 from bert_tf.checkpoints import checkpoint_io
-from bert_tf.training import input_pipeline
-from bert_tf.tokenizers import tokenization
-from bert_tf.tasks.squad import SquadModel
 from bert_tf.tasks import squad as squad_task
+from bert_tf.tasks.squad import SquadModel
+from bert_tf.tokenizers import tokenization
+from bert_tf.training import input_pipeline
 from data_prep.squad import postprocess as squad_postprocess
 from data_prep.squad.example import read_squad_examples
 from data_prep.squad.records import read_features_sidecar

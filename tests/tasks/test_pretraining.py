@@ -8,22 +8,22 @@ import pytest
 import tensorflow as tf
 
 from bert_tf.checkpoints import checkpoint_io
-from bert_tf.training import input_pipeline
-from bert_tf.tokenizers import tokenization
+from bert_tf.checkpoints.engine_checkpoint import export_tf1_checkpoint
+from bert_tf.cli.script_runner import tf1_init_fn
+from bert_tf.io_utils import InputError
 from bert_tf.modeling.bert_config import BertConfig
+from bert_tf.tasks import pretraining as pretraining_task
 from bert_tf.tasks.classification import ClassifierModel
 from bert_tf.tasks.dynamic_masking import DynamicMasking
 from bert_tf.tasks.dynamic_masking import unmasked_input_ids
-from bert_tf.checkpoints.engine_checkpoint import export_tf1_checkpoint
-from bert_tf.io_utils import InputError
-from bert_tf.training.optimization import create_optimizer
 from bert_tf.tasks.pretraining import pretraining_loss
 from bert_tf.tasks.pretraining import pretraining_metrics
-from bert_tf.tasks.pretraining import PretrainingTask
 from bert_tf.tasks.pretraining import PretrainingModel
-from bert_tf.cli.script_runner import tf1_init_fn
+from bert_tf.tasks.pretraining import PretrainingTask
+from bert_tf.tokenizers import tokenization
+from bert_tf.training import input_pipeline
+from bert_tf.training.optimization import create_optimizer
 from bert_tf.training.trainer import Trainer
-from bert_tf.tasks import pretraining as pretraining_task
 from tests.conftest import FIXTURES
 from tests.helpers.checkpoints import ckpt_prefix
 from tests.helpers.checkpoints import golden_inputs

@@ -3,10 +3,10 @@
 import numpy as np
 import tensorflow as tf
 
-from bert_tf.training import input_pipeline
-from bert_tf.tasks import squad as squad_task
 from bert_tf.tasks import classification as classification_task
 from bert_tf.tasks import pretraining as pretraining_task
+from bert_tf.tasks import squad as squad_task
+from bert_tf.training import input_pipeline
 
 SEQ = 6
 

@@ -6,9 +6,9 @@ import os
 import pytest
 import tensorflow as tf
 
-from bert_tf.tokenizers import tokenization
 from bert_tf.io_utils import InputError
 from bert_tf.tasks import classification as classification_task
+from bert_tf.tokenizers import tokenization
 from data_prep.classifier import features as cf
 from data_prep.classifier import tasks as classifier_tasks
 from data_prep.classifier.example import InputExample
