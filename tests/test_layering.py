@@ -41,7 +41,6 @@ _LAYERS = {
     # count, fetch_model); never data_prep.
     "bert_tf.api": {"bert_tf"},
     # The Keras-style Python API over exporters and tasks, above cli.
-    "bert_tf.api": {"bert_tf"},
     # Pure data: tokenizers, record bytes, the flag helpers and the runner
     # (with its quiet console).
     "data_prep": {"bert_tf.io_utils", "bert_tf.records", "bert_tf.tokenizers",
