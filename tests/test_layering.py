@@ -40,7 +40,6 @@ _LAYERS = {
     # The Python API: exporters + Tasks + the Trainer (and the scripts' step
     # count, fetch_model); never data_prep.
     "bert_tf.api": {"bert_tf"},
-    # The Keras-style Python API over exporters and tasks, above cli.
     # Pure data: tokenizers, record bytes, the flag helpers and the runner
     # (with its quiet console).
     "data_prep": {"bert_tf.io_utils", "bert_tf.records", "bert_tf.tokenizers",
