@@ -139,8 +139,10 @@ class TaskApi:
   def fit(self, x, y, epochs=3.0, batch_size=32, learning_rate=5e-5,
           warmup_proportion=0.1, output_dir=None, progress=True):
     """Fine-tunes on `x`, `y` as the training scripts do; -> the Trainer's
-    stats per host loop. `output_dir`: keep the run's checkpoints there
-    (resumed if it holds them); default: a temporary folder."""
+    stats per host loop. Each call is one run of the schedule (warmup and
+    decay over its own steps, fresh Adam slots). `output_dir`: keep the
+    run's checkpoints there (resumed if it holds them, as a script's
+    --output_dir); default: a temporary folder, removed afterwards."""
     features = self._features(x, y)
     count = len(next(iter(features.values())))
     num_steps, num_warmup = script_runner.train_steps(
