@@ -14,6 +14,8 @@ is a sum of independent Bernoullis with a known mean and variance.
 """
 
 import gzip
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -26,6 +28,7 @@ from bert_tf.tokenizers import tokenization
 from bert_tf.training import input_pipeline
 from data_prep.pretraining.instances import _whole_word_groups
 from tests.conftest import FIXTURES
+from tests.conftest import REPO
 
 _REPEATS = 20
 _SIGMAS = 5
@@ -103,3 +106,18 @@ def test_whole_words_are_masked_as_units_with_the_80_10_10_rule(batch):
   assert abs(mixed - mixed_mean) <= _SIGMAS * np.sqrt(mixed_var)
   # A per-word rule would give no mixed word; ~760 are expected (sd ~17).
   assert mixed_mean > 500
+
+
+def test_whole_word_mask_without_dynamic_masking_is_refused(tmp_path):
+  # Static masks come from create_pretraining_data: the flag would do nothing.
+  result = subprocess.run(
+      [sys.executable, "run_pretraining.py", "--input_file=x.tfrecord",
+       "--bert_config_file=examples/bert_config_tiny.json",
+       "--output_dir=%s" % (tmp_path / "out"), "--do_train",
+       "--do_whole_word_mask"], cwd=REPO, capture_output=True, text=True,
+      timeout=120, check=False)
+  assert result.returncode == 1
+  assert result.stderr.strip().splitlines()[-1] == (
+      "ERROR: --do_whole_word_mask needs --dynamic_masking (static masks are "
+      "made by create_pretraining_data)")
+  assert not (tmp_path / "out").exists()
