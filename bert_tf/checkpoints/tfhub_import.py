@@ -13,9 +13,11 @@ Two naming schemes map to the original names:
     root's `variables`: `transformer/layer_3/self_attention/query/kernel`
     [H, A, H/A] -> `bert/encoder/layer_3/attention/self/query/kernel` [H, H],
     `pooler_transform` -> `bert/pooler/dense`, ... (`_RULES`).
+
 For Model Garden's, the config comes from the shapes (sizes) and the
-original's defaults (`gelu`, dropout 0.1, `initializer_range` 0.02). A SavedModel whose variables do not cover a BERT encoder, or have
-variables no rule maps, is refused naming what is missing.
+original's defaults (`gelu`, dropout 0.1, `initializer_range` 0.02). A
+SavedModel whose variables do not cover a BERT encoder, or have variables
+no rule maps, is refused naming what is missing.
 
 Example:
     config, arrays, vocab, do_lower_case = read_tfhub_encoder("bert_en_L-2")

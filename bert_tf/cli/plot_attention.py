@@ -19,24 +19,26 @@ fine-tuning: run it twice with the same text.
 import collections
 
 from absl import flags
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
 import numpy as np
-import tensorflow as tf
 
-from bert_tf.checkpoints import checkpoint_io
-from bert_tf.checkpoints import engine_checkpoint
 from bert_tf.cli import app
 from bert_tf.cli import bert_flags
 from bert_tf.io_utils import atomic_output
 from bert_tf.io_utils import InputError
 from bert_tf.io_utils import require_file
-from bert_tf.modeling import pretrained
-from bert_tf.modeling.bert_config import BertConfig
-from bert_tf.modeling.bert_encoder import BertEncoder
-from bert_tf.tasks.feature_extraction import FeatureExtractor
-from bert_tf.tokenizers import tokenization
-from bert_tf.tokenizers.tf_text_tokenizer import TfTextTokenizer
+
+# Loaded when the command runs: --help answers at once.
+backend_agg = app.lazy_import("matplotlib.backends.backend_agg")
+bert_config = app.lazy_import("bert_tf.modeling.bert_config")
+bert_encoder = app.lazy_import("bert_tf.modeling.bert_encoder")
+checkpoint_io = app.lazy_import("bert_tf.checkpoints.checkpoint_io")
+engine_checkpoint = app.lazy_import("bert_tf.checkpoints.engine_checkpoint")
+feature_extraction = app.lazy_import("bert_tf.tasks.feature_extraction")
+figure_lib = app.lazy_import("matplotlib.figure")
+pretrained = app.lazy_import("bert_tf.modeling.pretrained")
+tf = app.lazy_import("tensorflow")
+tf_text_tokenizer = app.lazy_import("bert_tf.tokenizers.tf_text_tokenizer")
+tokenization = app.lazy_import("bert_tf.tokenizers.tokenization")
 
 FLAGS = flags.FLAGS
 
@@ -73,7 +75,7 @@ def load_encoder(config, checkpoint):
   prefix = checkpoint_io.resolve_checkpoint(checkpoint)
   if not tf.train.load_checkpoint(prefix).has_tensor(_OBJECT_GRAPH_KEY):
     return pretrained.load_tf1_model(config, prefix)[0]
-  encoder = BertEncoder(config)
+  encoder = bert_encoder.BertEncoder(config)
   # Every task model of the engine keeps its encoder as `encoder`.
   engine_checkpoint.restore_engine_checkpoint(
       tf.train.Checkpoint(encoder=encoder), prefix)
@@ -83,7 +85,7 @@ def load_encoder(config, checkpoint):
 def text_attentions(encoder, vocab_file, do_lower_case, texts,
                     max_seq_length, layers):
   """(word pieces, attentions [layers, heads, T, T]) of one text or pair."""
-  tokenizer = TfTextTokenizer(vocab_file, do_lower_case)
+  tokenizer = tf_text_tokenizer.TfTextTokenizer(vocab_file, do_lower_case)
   packed = tokenizer.pack([tokenizer(tf.constant([t])) for t in texts],
                           max_seq_length)
   inputs = {k: v.numpy()[0] for k, v in packed.items()}
@@ -92,7 +94,8 @@ def text_attentions(encoder, vocab_file, do_lower_case, texts,
   feature = _Feature(0, [inverse[i] for i in inputs["input_ids"][:size]],
                      inputs["input_ids"], inputs["input_mask"],
                      inputs["segment_ids"])
-  extractor = FeatureExtractor(encoder, layers, output_attentions=True)
+  extractor = feature_extraction.FeatureExtractor(encoder, layers,
+                                                 output_attentions=True)
   _, _, attentions = next(extractor.predict([feature]))
   return feature.tokens, attentions[:, :, :size, :size]
 
@@ -128,9 +131,9 @@ def draw(tokens, attentions, layers, heads=None, title=None):
                        (head, attentions.shape[1]))
   rows, columns = len(layers), len(heads)
   cell = 1.6 + 0.08 * min(len(tokens), _MAX_LABELLED_TOKENS)
-  figure = Figure(figsize=(cell * columns + 0.8, cell * rows + 0.6),
-                  layout="constrained")
-  FigureCanvasAgg(figure)
+  figure = figure_lib.Figure(
+      figsize=(cell * columns + 0.8, cell * rows + 0.6), layout="constrained")
+  backend_agg.FigureCanvasAgg(figure)
   axes = figure.subplots(rows, columns, squeeze=False)
   labelled = len(tokens) <= _MAX_LABELLED_TOKENS
   for r, layer in enumerate(layers):
@@ -167,7 +170,7 @@ def main(argv):
                          name)
     require_file(FLAGS.bert_config_file, "bert_config_file")
     require_file(FLAGS.vocab_file, "vocab_file")
-    config = BertConfig.from_json_file(FLAGS.bert_config_file)
+    config = bert_config.BertConfig.from_json_file(FLAGS.bert_config_file)
     config.check_max_seq_length(FLAGS.max_seq_length)
     layers = layers or [-1]
     texts = [FLAGS.text] + ([FLAGS.text_b] if FLAGS.text_b else [])

@@ -3,7 +3,8 @@ r"""TF Hub text preprocessor: raw strings -> BERT encoder inputs.
 The "common SavedModel API for text" preprocessor, as TF Model Garden's
 `export_tfhub --export_type=preprocessing` writes it:
 
-    preprocess = tf.saved_model.load(export_dir)   # after import tensorflow_text
+    import tensorflow_text  # its ops, before loading
+    preprocess = tf.saved_model.load(export_dir)
     preprocess(strings)          # {input_word_ids, input_mask, input_type_ids}
                                  # int32 [batch, max_seq_length]
     preprocess.tokenize(strings)  # ragged int32 [batch, words, word pieces]
@@ -77,7 +78,7 @@ class _PackInputs(tf.train.Checkpoint):
 
 
 class TfHubPreprocessor(tf.train.Checkpoint):
-  """What the SavedModel's root is: callable, `.tokenize`, `.bert_pack_inputs`."""
+  """The SavedModel's root: callable, `.tokenize`, `.bert_pack_inputs`."""
 
   def __init__(self, tokenizer, seq_length):
     super().__init__()

@@ -109,7 +109,8 @@ def reset_slots(optimizer, variables):
   public way to name them; slot names do not help either (they come from
   the variable's short path, shared by every layer's `query/kernel`).
   """
-  owned = optimizer._trainable_variables  # pylint: disable=protected-access
+  # pylint: disable=protected-access
+  owned = optimizer._trainable_variables
   slot_lists = [
       value for value in vars(optimizer).values()
       if isinstance(value, (list, tuple)) and value is not owned and
@@ -117,6 +118,6 @@ def reset_slots(optimizer, variables):
           isinstance(s, keras.Variable) and s.shape == v.shape
           for s, v in zip(value, owned))]
   for variable in variables:
-    index = optimizer._get_variable_index(variable)  # pylint: disable=protected-access
+    index = optimizer._get_variable_index(variable)
     for slots in slot_lists:
       slots[index].assign(np.zeros(slots[index].shape, slots[index].dtype))

@@ -25,7 +25,8 @@ CONFIG = str(ENCODER_DIR / "ckpt_a" / "bert_config.json")
 
 @pytest.fixture(scope="module")
 def encoder():
-  return pretrained.load_tf1_model(config_of("ckpt_a"), ckpt_prefix("ckpt_a"))[0]
+  return pretrained.load_tf1_model(config_of("ckpt_a"),
+                                   ckpt_prefix("ckpt_a"))[0]
 
 
 def _layer_0_probs(encoder, inputs):

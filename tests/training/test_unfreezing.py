@@ -57,8 +57,9 @@ def _dataset_fn(ctx):
 
 
 def _trainer(output_dir, schedule=SCHEDULE):
-  return Trainer(EncoderTask(), lambda: optimization.create_optimizer(0.01, 6, 0),
-                 output_dir, progress=False, iterations_per_loop=1,
+  return Trainer(EncoderTask(),
+                 lambda: optimization.create_optimizer(0.01, 6, 0), output_dir,
+                 progress=False, iterations_per_loop=1,
                  save_checkpoints_steps=1,
                  unfreeze_schedule=UnfreezeSchedule.parse(schedule))
 
@@ -95,23 +96,24 @@ def test_each_phase_trains_only_its_layers(tmp_path, caplog):
     assert "%d of them newly unfrozen" % fresh in caplog.text
 
 
+# pylint: disable=protected-access
 def test_newly_unfrozen_weights_start_with_fresh_slots(tmp_path):
   # Layer 1 trains in phase 2, is frozen again in phase 3, unfrozen in 4.
   trainer = _trainer(tmp_path, "0:2,2:1,4:2,5:1")
   trainer.train(_dataset_fn, 4)
   optimizer = trainer.optimizer
   query = trainer.model.encoder.blocks[1].attention.query.kernel
-  index = optimizer._get_variable_index(query)  # pylint: disable=protected-access
-  assert np.abs(optimizer._m[index].numpy()).sum() > 0  # pylint: disable=protected-access
+  index = optimizer._get_variable_index(query)
+  assert np.abs(optimizer._m[index].numpy()).sum() > 0
   before = query.numpy()
   trainer.train(_dataset_fn, 5)  # frozen: no update, slots kept
   np.testing.assert_array_equal(query.numpy(), before)
-  assert np.abs(optimizer._m[index].numpy()).sum() > 0  # pylint: disable=protected-access
+  assert np.abs(optimizer._m[index].numpy()).sum() > 0
   trainer.train(_dataset_fn, 6)
   # Unfrozen at step 5: slots zeroed, then one update. Adam without bias
   # correction from zero moments: m = 0.1 g, v = 0.001 g^2.
-  m = optimizer._m[index].numpy()  # pylint: disable=protected-access
-  v = optimizer._v[index].numpy()  # pylint: disable=protected-access
+  m = optimizer._m[index].numpy()
+  v = optimizer._v[index].numpy()
   np.testing.assert_allclose(v, 0.001 * (m / 0.1) ** 2, rtol=1e-4, atol=1e-12)
 
 
