@@ -43,6 +43,9 @@ class TextClassifier(TaskApi):
                        sorted(unknown)[0])
     if recorded is not None:
       head = recorded.head
+      if head.get("multi_label"):
+        raise InputError("a --multi_label run: TextClassifier takes "
+                         "single-label and regression models")
       count = 1 if head.get("regression") else len(head["labels"])
       for key, value in (("num_labels", count),
                          ("labels", head.get("labels")),
