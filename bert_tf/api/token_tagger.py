@@ -123,7 +123,8 @@ class TokenTagger(TaskApi):
     tokenizer = self.exporter.tokenizer
     for row, (ids, labels) in enumerate(windows):
       n = len(ids) + 2
-      features["input_ids"][row, :n] = [tokenizer.cls_id] + ids + [tokenizer.sep_id]
+      features["input_ids"][row, :n] = ([tokenizer.cls_id] + ids +
+                                        [tokenizer.sep_id])
       features["input_mask"][row, :n] = 1
       labels = np.array([-1] + labels + [-1])
       features["label_ids"][row, :n] = np.maximum(labels, 0)

@@ -57,7 +57,8 @@ def test_token_tagger(tiny_folder, tmp_path):
   words = "john smith went from paris to rome with mary lee".split()
   tags = ["B-PER", "I-PER", "O", "O", "B-LOC", "O", "B-LOC", "O", "B-PER",
           "I-PER"]
-  features = tagger._features([words], [tags])  # pylint: disable=protected-access
+  # pylint: disable-next=protected-access
+  features = tagger._features([words], [tags])
   assert features["label_weights"].sum() == len(words)
   assert (features["input_mask"].sum(axis=1) <= 8).all()
   weighted = features["label_ids"][features["label_weights"] > 0]
