@@ -15,6 +15,7 @@ forward per layer = 2*S*(4H^2 + 2HI) + 4*S^2*H (QK^T and PV), plus the
 """
 
 import os
+import re
 import statistics
 import time
 
@@ -180,11 +181,17 @@ def _xplanes(logdir):
         yield from space.planes
 
 
+_XLA_KERNEL = re.compile(r"^[a-z][a-z0-9_\-]*(\.\d+)?$")
+_XLA_WORDS = ("fusion", "reduce", "wrapped", "copy", "convert", "broadcast")
+
+
 def op_self_times(logdir):
   """{op type: self seconds} of the TensorFlow op events on the host.
 
   Op events are named `name:Type`; an event's self time is its duration
-  minus that of the op events nested in it on the same thread.
+  minus that of the op events nested in it on the same thread. Kernels of
+  XLA-compiled functions (HLO names such as `multiply_add_fusion.1`) are
+  summed as one "XLA kernels" entry.
   """
   totals = {}
   for plane in _xplanes(logdir):
@@ -197,6 +204,10 @@ def op_self_times(logdir):
            for e in line.events), key=lambda e: (e[0], -e[1]))
       stack = []  # [end_ps, op type, child time]
       for start, duration, name in events:
+        if _XLA_KERNEL.match(name) and any(w in name for w in _XLA_WORDS):
+          totals["XLA kernels"] = totals.get("XLA kernels", 0.0) + (
+              duration / 1e12)
+          continue
         if ":" not in name or "::" in name:  # executor, not op, events
           continue
         op = name.rsplit(":", 1)[1].strip()

@@ -82,12 +82,6 @@ class AllReduceThenClip:
 DEFAULT_EXCLUDE = ("LayerNorm", "layer_norm", "bias")
 
 
-def _tf_variable(variable):
-  """The backend tf.Variable of a Keras variable (Keras passes the model's
-  variables to `update_step` that way already)."""
-  return variable.value if isinstance(variable, keras.Variable) else variable
-
-
 def variable_key(variable):
   """The name the exclusion patterns are matched against (Keras path)."""
   return getattr(variable, "path", None) or variable.name
@@ -96,13 +90,17 @@ def variable_key(variable):
 def _adam_weight_decay_update(gradient, variable, m, v, learning_rate,
                               beta_1, beta_2, epsilon, weight_decay_rate):
   """One variable's update, op for op as the original `apply_gradients`
-  (all float32: the slots and the master weights never leave it)."""
-  m.assign(beta_1 * m + (1.0 - beta_1) * gradient)
-  v.assign(beta_2 * v + (1.0 - beta_2) * tf.square(gradient))
+  (all float32: the slots and the master weights never leave it).
+
+  Values in, (variable, m, v) out: the caller assigns them, so that under a
+  strategy each replica's own copies are read and written.
+  """
+  m = beta_1 * m + (1.0 - beta_1) * gradient
+  v = beta_2 * v + (1.0 - beta_2) * tf.square(gradient)
   update = m / (tf.sqrt(v) + epsilon)
   if weight_decay_rate:
     update += weight_decay_rate * variable
-  variable.assign_sub(learning_rate * update)
+  return variable - learning_rate * update, m, v
 
 
 # The same update as one XLA kernel: one pass over gradient, variable and
@@ -174,10 +172,15 @@ class AdamWeightDecay(AllReduceThenClip, keras.optimizers.Optimizer):
     # Dense, as the original: every row of the embedding table moves (its
     # gather gradient arrives as IndexedSlices).
     gradient = tf.cast(tf.convert_to_tensor(gradient), dtype)
-    update(gradient, _tf_variable(variable),
-           _tf_variable(self._m[index]), _tf_variable(self._v[index]),
-           tf.cast(learning_rate, dtype), self.beta_1, self.beta_2,
-           self.epsilon, self.weight_decay_rate if self._decay[index] else 0.0)
+    m, v = self._m[index], self._v[index]
+    new_variable, new_m, new_v = update(
+        gradient, tf.convert_to_tensor(variable), tf.convert_to_tensor(m),
+        tf.convert_to_tensor(v), tf.cast(learning_rate, dtype), self.beta_1,
+        self.beta_2, self.epsilon,
+        self.weight_decay_rate if self._decay[index] else 0.0)
+    self.assign(m, new_m)
+    self.assign(v, new_v)
+    self.assign(variable, new_variable)
 
   def get_config(self):
     config = super().get_config()

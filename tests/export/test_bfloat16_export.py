@@ -6,6 +6,7 @@ import json
 
 import numpy as np
 import tensorflow as tf
+import tensorflow_text  # noqa: F401  pylint: disable=unused-import
 
 from tests.export.standalone import export
 from tests.export.standalone import serve
@@ -14,7 +15,8 @@ from tests.export.test_encoder_pretraining_export import PAIRS
 
 
 def _matmul_dtypes(export_dir):
-  """The T of every MatMul/BatchMatMul in the SavedModel's functions."""
+  """The T of every MatMul/BatchMatMul in the SavedModel's functions
+  (tensorflow_text registers the tokenizer ops for loading)."""
   loaded = tf.saved_model.load(str(export_dir))
   graph = loaded.signatures["serving_default"].graph.as_graph_def()
   nodes = list(graph.node)
