@@ -1,6 +1,7 @@
 """Class 4 (vocabulary and config consistency): found at start-up, not at the
 first unknown word or mid-training; likely mismatches are warned about."""
 
+import gzip
 
 from tests.conftest import FIXTURES
 from tests.conftest import REPO
@@ -38,8 +39,11 @@ def test_vocabulary_and_config_mismatches_stop_at_start_up(tmp_path):
   out = tmp_path / "out"
   small = write_config(tmp_path / "small.json", vocab_size=100)
   one_type = write_config(tmp_path / "one_type.json", type_vocab_size=1)
+  squad_json = tmp_path / "squad.json"  # read before the vocab checks
+  squad_json.write_bytes(gzip.decompress(
+      (SQUAD / "small_v1_first_answer.json.gz").read_bytes()))
   squad = ["--vocab_file=" + VOCAB, "--do_train", "--output_dir=%s" % out,
-           "--train_file=%s" % (tmp_path / "pairs.txt"),
+           "--train_file=%s" % squad_json,
            "--max_seq_length=64", "--doc_stride=32", "--max_query_length=16"]
   cases = {
       "no_unk_extract": ("extract_features", _extract(
