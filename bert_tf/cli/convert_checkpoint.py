@@ -25,17 +25,19 @@ import tempfile
 
 from absl import flags
 from absl import logging
-import tensorflow as tf
 
-from bert_tf.modeling import pretrained
-from bert_tf.checkpoints import checkpoint_io
-from bert_tf.checkpoints import hf_export
-from bert_tf.checkpoints import tfhub_import
-from bert_tf.modeling.bert_config import BertConfig
+from bert_tf.cli import app
 from bert_tf.io_utils import InputError
 from bert_tf.io_utils import publish_dir
 from bert_tf.io_utils import require_file
-from bert_tf.cli import app
+from bert_tf.modeling.bert_config import BertConfig
+
+# Loaded when the command runs: --help answers before TensorFlow loads.
+checkpoint_io = app.lazy_import("bert_tf.checkpoints.checkpoint_io")
+hf_export = app.lazy_import("bert_tf.checkpoints.hf_export")
+pretrained = app.lazy_import("bert_tf.modeling.pretrained")
+tf = app.lazy_import("tensorflow")
+tfhub_import = app.lazy_import("bert_tf.checkpoints.tfhub_import")
 
 FLAGS = flags.FLAGS
 
