@@ -5,63 +5,18 @@ are garbled, not UTF-8 or nested too deeply, a truncated checkpoint or
 SavedModel, garbled export metadata, deeply nested JSON input. Each ends in
 one `ERROR:` line naming the file; nothing escapes."""
 
-import gzip
 import shutil
 
-from tests.conftest import FIXTURES
-from tests.conftest import REPO
 from tests.helpers.checkpoints import CKPT
 from tests.helpers.checkpoints import ENCODER_DIR
 from tests.helpers.checkpoints import VOCAB
 from tests.helpers.cli import assert_one_error
 from tests.helpers.cli import run_cases
 from tests.helpers.scripts import classifier_args
-from tests.helpers.scripts import GLUE
+from tests.helpers.scripts import tokenizer_args
 
 _CONFIG = str(ENCODER_DIR / "ckpt_b" / "bert_config.json")
 _DEEP = "[" * 100000 + "]" * 100000
-
-
-def tokenizer_args(tmp_path):
-  """{entry point: argv that reaches its tokenizer}, without --vocab_file."""
-  squad = tmp_path / "squad.json"
-  squad.write_bytes(gzip.decompress(
-      (FIXTURES / "squad" / "small_v1.json.gz").read_bytes()))
-  raw = tmp_path / "raw.jsonl"
-  raw.write_text("")
-  out = tmp_path / "out"
-  model = ["--bert_config_file=" + _CONFIG, "--vocab_file="]
-  return {
-      "run_classifier": [a for a in classifier_args(out / "c")
-                         if not a.startswith("--vocab_file")] + [
-                             "--do_train", "--vocab_file="],
-      "run_squad": model + ["--do_predict", "--predict_file=%s" % squad,
-                            "--output_dir=%s" % (out / "s")],
-      "run_ner": model + ["--data_dir=%s" % (FIXTURES / "ner"), "--do_train",
-                          "--output_dir=%s" % (out / "n")],
-      "run_multiple_choice": model + [
-          "--data_dir=%s" % (FIXTURES / "swag"), "--do_train",
-          "--output_dir=%s" % (out / "m")],
-      "data_prep.squad": ["--input_file=%s" % squad, "--vocab_file=",
-                          "--output_file=%s" % (out / "sq.tfrecord")],
-      "data_prep.squad_predictions": [
-          "--predict_file=%s" % squad, "--raw_results_file=%s" % raw,
-          "--vocab_file=", "--output_dir=%s" % (out / "p")],
-      "data_prep.classifier": [
-          "--task_name=mrpc", "--data_dir=%s" % (GLUE / "MRPC"),
-          "--split=train", "--vocab_file=",
-          "--output_file=%s" % (out / "c.tfrecord")],
-      "data_prep.ner": ["--input_file=%s" % (FIXTURES / "ner" / "train.txt"),
-                        "--vocab_file=",
-                        "--output_file=%s" % (out / "n.tfrecord")],
-      "data_prep.multiple_choice": [
-          "--input_file=%s" % (FIXTURES / "swag" / "train.csv"),
-          "--vocab_file=", "--output_file=%s" % (out / "m.tfrecord")],
-      "data_prep.create_pretraining_data": [
-          "--input_file=%s" % (REPO / "examples" / "data" /
-                               "sample_text.txt"), "--vocab_file=",
-          "--output_file=%s" % (out / "pt.tfrecord")],
-  }
 
 
 def test_a_corrupt_sentencepiece_model_in_every_command(tmp_path,

@@ -10,7 +10,7 @@ from tests.helpers.cli import assert_one_error
 from tests.helpers.cli import run_cases
 from tests.helpers.scripts import classifier_args
 from tests.helpers.scripts import GLUE
-from tests.hostile.test_damaged_inputs import tokenizer_args
+from tests.helpers.scripts import tokenizer_args
 
 
 def _takers(defined_flags, *names):

@@ -12,12 +12,12 @@ from tests.helpers.checkpoints import CKPT
 from tests.helpers.checkpoints import VOCAB
 from tests.helpers.cli import assert_one_error
 from tests.helpers.cli import run_cases
+from tests.helpers.filesystems import tmpfs
 from tests.helpers.scripts import GLUE
-from tests.hostile.test_tracebacks import _tmpfs
 
 
 def test_a_full_disk_names_the_users_output(tmp_path):
-  with _tmpfs(tmp_path / "full", "size=4k") as full:
+  with tmpfs(tmp_path / "full", "size=4k") as full:
     export_dir = full / "model"
     beam = ["--runner=DirectRunner", "--vocab_file=" + VOCAB]
     # entry point -> (argv, the output the line names)

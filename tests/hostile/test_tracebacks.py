@@ -3,11 +3,9 @@ checkpoints, safetensors and TFRecords, and malformed configs end in one
 `ERROR:` line naming the user's path, flag or key; output locations are
 checked before any work."""
 
-import contextlib
 import gzip
 import json
 import shutil
-import subprocess
 
 import pytest
 
@@ -20,22 +18,9 @@ from tests.helpers.checkpoints import VOCAB
 from tests.helpers.checkpoints import write_config
 from tests.helpers.cli import assert_one_error
 from tests.helpers.cli import run_cases
+from tests.helpers.filesystems import tmpfs
 from tests.helpers.scripts import classifier_args
 from tests.helpers.scripts import GLUE
-
-
-@contextlib.contextmanager
-def _tmpfs(path, options):
-  """A tmpfs at `path` (skips the test where mounting is not allowed)."""
-  path.mkdir()
-  mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs",
-                            str(path)], capture_output=True, check=False)
-  if mounted.returncode:
-    pytest.skip("cannot mount a tmpfs here: %s" % mounted.stderr.strip())
-  try:
-    yield path
-  finally:
-    subprocess.run(["umount", str(path)], check=False)
 
 
 def _damaged_checkpoints(tmp_path):
@@ -164,8 +149,8 @@ def test_damaged_files_and_bad_locations_are_one_line(tmp_path):
 
 def test_read_only_and_full_disks_are_one_line_naming_the_users_path(
     tmp_path):
-  with _tmpfs(tmp_path / "ro", "ro,size=64k") as ro, \
-      _tmpfs(tmp_path / "full", "size=4k") as full:
+  with tmpfs(tmp_path / "ro", "ro,size=64k") as ro, \
+      tmpfs(tmp_path / "full", "size=4k") as full:
     examples = REPO / "examples" / "data"
     outcomes = run_cases([
         ("run_classifier", classifier_args(ro / "out") + ["--do_train"]),
