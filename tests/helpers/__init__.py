@@ -10,7 +10,7 @@
   (the conftest fixture `head_checkpoint` makes each once per session).
 * `scripts`: arguments and data of tiny run_*.py runs and `start_run`.
 * `tiny_task`: a tiny Task for the engine tests (and its subprocess entry).
-* `hf_models`, `squad_golden`, `golden_files`, `conll`,
+* `hf_models`, `squad_golden`, `golden_files`, `conll`, `filesystems`,
   `sentencepiece_model`: fixture data of one area each.
 
 Tests that start programs or train end to end are marked `process`
