@@ -77,7 +77,6 @@ def test_save_run_is_read_by_from_pretrained_and_export(trained, tmp_path):
     clf.save_run(run)
 
 
-@pytest.mark.slow
 def test_run_classifier_predicts_from_the_saved_run(trained, tmp_path):
   clf = trained[0]
   run = clf.save_run(str(tmp_path / "run"))
