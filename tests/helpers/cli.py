@@ -40,6 +40,7 @@ ENTRY_POINTS = {
     "bert_tf.predict": "bert_tf.cli.predict",
     "bert_tf.fetch_model": "bert_tf.cli.fetch_model",
     "bert_tf.plot_run": "bert_tf.cli.plot_run",
+    "bert_tf.plot_attention": "bert_tf.cli.plot_attention",
 }
 
 # Queries a case may make instead of an argv: the entry point's numeric flag
