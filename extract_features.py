@@ -10,56 +10,58 @@ object per input line (key `linex_index`, as the original spells it).
 """
 
 import contextlib
-import os
 
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-
-# pylint: disable=g-import-not-at-top,wrong-import-position
 from absl import flags
 from absl import logging
 import tqdm
 
-from bert_tf.modeling import pretrained
+from bert_tf.cli import app
 from bert_tf.cli import bert_flags
 from bert_tf.cli import engine_flags
-from bert_tf.checkpoints import checkpoint_io
-from bert_tf.tokenizers import tokenization
-from bert_tf.modeling.bert_config import BertConfig
-from bert_tf.tasks.feature_extraction import FeatureExtractor
 from bert_tf.io_utils import atomic_output
 from bert_tf.io_utils import InputError
 from bert_tf.io_utils import require_file
-from bert_tf.training import distribution
-from bert_tf.cli import app
+from bert_tf.modeling.bert_config import BertConfig
+from bert_tf.tokenizers import tokenization
+from bert_tf.tokenizers.loading import load_tokenizer
 from data_prep.extract_features.examples import convert_examples_to_features
 from data_prep.extract_features.examples import read_examples
 
 FLAGS = flags.FLAGS
+# Loaded when the command runs: --help answers before TensorFlow loads.
+distribution = app.lazy_import("bert_tf.training.distribution")
+feature_extraction = app.lazy_import("bert_tf.tasks.feature_extraction")
+pretrained = app.lazy_import("bert_tf.modeling.pretrained")
 
-flags.DEFINE_string("input_file", None, "")
-flags.DEFINE_string("output_file", None, "")
-flags.DEFINE_string("layers", "-1,-2,-3,-4", "")
-bert_flags.define_model_flags()
-bert_flags.define_max_seq_length(128)
-bert_flags.define_tokenizer_flags()
-flags.DEFINE_integer("batch_size", 32, "Batch size for predictions.")
-flags.DEFINE_bool(
-    "output_attentions", False,
-    "Also write the attention probabilities of --layers (every head) to "
-    "<output_file>.attentions.npz (python -m bert_tf.plot_attention draws "
-    "them).")
-engine_flags.define_dtype_flag()
-flags.DEFINE_bool("use_tpu", False, "Whether to use TPU or GPU/CPU.")
-flags.DEFINE_string("master", None,
-                    "If using a TPU, the address of the master.")
-flags.DEFINE_integer(
-    "num_tpu_cores", 8,
-    "Only used if `use_tpu` is True. Total number of TPU cores to use.")
-flags.DEFINE_bool(
-    "use_one_hot_embeddings", False,
-    "If True, tf.one_hot will be used for embedding lookups, otherwise "
-    "tf.nn.embedding_lookup will be used. On TPUs, this should be True "
-    "since it is much faster.")
+
+def define_flags():
+  """The original extract_features.py flags, and ours."""
+  flags.DEFINE_string("input_file", None,
+                      "One sentence per line, or `A ||| B` for a pair.")
+  flags.DEFINE_string("output_file", None, "JSON lines out.")
+  flags.DEFINE_string("layers", "-1,-2,-3,-4",
+                      "Comma-separated layer indexes (-1 is the last).")
+  bert_flags.define_model_flags()
+  bert_flags.define_max_seq_length(128)
+  bert_flags.define_tokenizer_flags()
+  flags.DEFINE_integer("batch_size", 32, "Batch size for predictions.")
+  flags.DEFINE_bool(
+      "output_attentions", False,
+      "Also write the attention probabilities of --layers (every head) to "
+      "<output_file>.attentions.npz (python -m bert_tf.plot_attention draws "
+      "them).")
+  engine_flags.define_dtype_flag()
+  flags.DEFINE_bool("use_tpu", False, "Whether to use TPU or GPU/CPU.")
+  flags.DEFINE_string("master", None,
+                      "If using a TPU, the address of the master.")
+  flags.DEFINE_integer(
+      "num_tpu_cores", 8,
+      "Only used if `use_tpu` is True. Total number of TPU cores to use.")
+  flags.DEFINE_bool(
+      "use_one_hot_embeddings", False,
+      "If True, tf.one_hot will be used for embedding lookups, otherwise "
+      "tf.nn.embedding_lookup will be used. On TPUs, this should be True "
+      "since it is much faster.")
 
 
 def _parse_layers(text):
@@ -88,8 +90,7 @@ def main(argv):
                                                   FLAGS.init_checkpoint)
   except ValueError as e:
     raise InputError(str(e)) from e
-  tokenizer = tokenization.FullTokenizer(FLAGS.vocab_file,
-                                         FLAGS.do_lower_case)
+  tokenizer = load_tokenizer(FLAGS.vocab_file, FLAGS.do_lower_case)
   config.check_vocab(tokenizer.vocab, FLAGS.vocab_file)
   examples = read_examples(FLAGS.input_file)
   if not examples:
@@ -100,8 +101,9 @@ def main(argv):
                                           tokenizer)
   distribution.configure_runtime(dtype=FLAGS.dtype)
   encoder, _, _ = pretrained.load_tf1_model(config, FLAGS.init_checkpoint)
-  extractor = FeatureExtractor(encoder, layer_indexes, FLAGS.batch_size,
-                               output_attentions=FLAGS.output_attentions)
+  extractor = feature_extraction.FeatureExtractor(
+      encoder, layer_indexes, FLAGS.batch_size,
+      output_attentions=FLAGS.output_attentions)
   with contextlib.ExitStack() as stack:
     writer = stack.enter_context(atomic_output(FLAGS.output_file))
     attentions = stack.enter_context(atomic_output(
@@ -114,7 +116,8 @@ def main(argv):
 
 
 def run():
-  """Console-script entry point (flags are defined at import)."""
+  """Console-script entry point."""
+  define_flags()
   app.run_app(main)
 
 
