@@ -33,18 +33,17 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 # pylint: disable=g-import-not-at-top,wrong-import-position
 from absl import app
 from absl import flags
-import numpy as np
 import tensorflow as tf
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO)
 
-from bert_tf.training import input_pipeline
-from bert_tf.modeling.bert_config import BertConfig
 from bert_tf.checkpoints.engine_checkpoint import restore_engine_checkpoint
-from bert_tf.tasks.pretraining import PretrainingModel
-from bert_tf.tasks.pretraining import pretraining_metrics
+from bert_tf.modeling.bert_config import BertConfig
 from bert_tf.tasks import pretraining as pretraining_task
+from bert_tf.tasks.pretraining import pretraining_metrics
+from bert_tf.tasks.pretraining import PretrainingModel
+from bert_tf.training import input_pipeline
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("corpus", None, "One sentence per line, blank line "

@@ -14,7 +14,8 @@ import json
 import tensorflow as tf
 
 from data_prep.squad.example import SquadExample
-from data_prep.squad.features import InputFeatures, improve_answer_span
+from data_prep.squad.features import improve_answer_span
+from data_prep.squad.features import InputFeatures
 
 _DocSpan = collections.namedtuple("DocSpan", ["start", "length"])
 

@@ -40,7 +40,8 @@ import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
-from absl import app, flags  # pylint: disable=g-import-not-at-top
+from absl import app  # pylint: disable=g-import-not-at-top
+from absl import flags  # pylint: disable=g-import-not-at-top
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("input_file", "../shared/data/squad/dev-v1.1.json",
@@ -73,6 +74,7 @@ def _process_cpu():
 def _convert_baseline(settings):
   """Returns (examples, features); the caller imported TensorFlow."""
   import tensorflow as tf  # pylint: disable=g-import-not-at-top
+
   from benchmarks import squad_baseline  # pylint: disable=g-import-not-at-top
   from bert_tf import tokenization  # pylint: disable=g-import-not-at-top
   examples = squad_baseline.read_eval_examples(FLAGS.input_file)

@@ -24,9 +24,9 @@ from absl import app  # pylint: disable=g-import-not-at-top
 from absl import flags
 import tensorflow as tf
 
-from bert_tf.tokenizers import tokenization
 from bert_tf.io_utils import require_file
 from bert_tf.io_utils import run_cli
+from bert_tf.tokenizers import tokenization
 from bert_tf.tokenizers.tf_text_tokenizer import TfTextTokenizer
 
 FLAGS = flags.FLAGS

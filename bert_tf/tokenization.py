@@ -6,6 +6,9 @@ every name the original module had, helper functions included.
 """
 
 # pylint: disable=unused-import
+from bert_tf.tokenizers.tokenization import _is_control
+from bert_tf.tokenizers.tokenization import _is_punctuation
+from bert_tf.tokenizers.tokenization import _is_whitespace
 from bert_tf.tokenizers.tokenization import BasicTokenizer
 from bert_tf.tokenizers.tokenization import convert_by_vocab
 from bert_tf.tokenizers.tokenization import convert_ids_to_tokens
@@ -17,6 +20,3 @@ from bert_tf.tokenizers.tokenization import printable_text
 from bert_tf.tokenizers.tokenization import validate_case_matches_checkpoint
 from bert_tf.tokenizers.tokenization import whitespace_tokenize
 from bert_tf.tokenizers.tokenization import WordpieceTokenizer
-from bert_tf.tokenizers.tokenization import _is_control
-from bert_tf.tokenizers.tokenization import _is_punctuation
-from bert_tf.tokenizers.tokenization import _is_whitespace

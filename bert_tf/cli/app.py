@@ -145,10 +145,13 @@ def parse_flags(argv, known_only=False):
     sys.exit(0 if asked and e.code == 1 else e.code)
 
 
-def run_app(main, flags_parser=parse_flags):
+def run_app(main, flags_parser=parse_flags, define_flags=None):
   """`app.run` for every entry point: help, the flag checks, then `main`.
   `flags_parser`: `parse_flags`, or one that leaves some arguments to
-  `main`."""
+  `main`. `define_flags`: the command's flag definitions when they need
+  TensorFlow (export's task options), run once the console is quiet."""
   quiet.quiet_tensorflow()  # Before anything imports TensorFlow.
+  if define_flags is not None:
+    define_flags()
   _help_as_the_command(flags.FLAGS, main)
   app.run(guarded(main), flags_parser=flags_parser)

@@ -31,6 +31,7 @@ import os
 from absl import flags
 
 from bert_tf.checkpoints import checkpoint_io
+from bert_tf.cli import app
 from bert_tf.cli import bert_flags
 from bert_tf.cli import export_from_run
 from bert_tf.export import get_exporter
@@ -40,7 +41,6 @@ from bert_tf.io_utils import require_file
 from bert_tf.modeling.bert_config import BertConfig
 from bert_tf.tokenizers import tokenization
 from bert_tf.training import distribution
-from bert_tf.cli import app
 
 FLAGS = flags.FLAGS
 # --dtype -> the Keras policy the export's layers are built under.
@@ -168,8 +168,7 @@ def main(argv):
 
 def run():
   """Console-script entry point."""
-  define_flags()
-  app.run_app(main)
+  app.run_app(main, define_flags=define_flags)
 
 
 if __name__ == "__main__":

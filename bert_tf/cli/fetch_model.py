@@ -24,8 +24,8 @@ from absl import flags
 
 from bert_tf.checkpoints import fetch
 from bert_tf.checkpoints import model_registry
-from bert_tf.io_utils import InputError
 from bert_tf.cli import app
+from bert_tf.io_utils import InputError
 
 FLAGS = flags.FLAGS
 

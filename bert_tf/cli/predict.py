@@ -24,8 +24,6 @@ import os
 
 from absl import flags
 from absl import logging
-import tensorflow as tf
-import tensorflow_text  # noqa: F401 (registers the ops)
 from tqdm import tqdm
 
 from bert_tf.cli import app
@@ -35,6 +33,8 @@ from bert_tf.io_utils import InputError
 from bert_tf.io_utils import require_file
 
 FLAGS = flags.FLAGS
+# Loaded when the command runs: --help answers before TensorFlow loads.
+tf = app.lazy_import("tensorflow")
 
 
 def define_flags():
@@ -157,6 +157,8 @@ def predict(export_dir, input_file, output_file, batch_size=32,
   """Writes the model's outputs for every record; returns the count.
   `keep_inputs`: the output lines start with the whole record, inputs
   included (else with its fields that are not inputs)."""
+  # pylint: disable-next=g-import-not-at-top,unused-import
+  import tensorflow_text  # noqa: F401 (registers the ops the model uses)
   try:
     serving = tf.saved_model.load(export_dir).signatures["serving_default"]
   except (OSError, KeyError, ValueError) as e:

@@ -25,8 +25,8 @@ from bert_tf.export import register_exporter
 from bert_tf.export.base import Exporter
 from bert_tf.export.base import LABELS
 from bert_tf.export.base import LABELS_FILE
-from bert_tf.export.base import read_labels_file
 from bert_tf.export.base import Option
+from bert_tf.export.base import read_labels_file
 from bert_tf.io_utils import InputError
 from bert_tf.tasks.classification import ClassifierModel
 

@@ -16,8 +16,8 @@ import math
 
 import keras
 
-from bert_tf.modeling import layer_utils
 from bert_tf.io_utils import InputError
+from bert_tf.modeling import layer_utils
 
 
 class BertSelfAttention(keras.layers.Layer):

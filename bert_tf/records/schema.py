@@ -24,7 +24,8 @@ import collections
 import math
 
 from bert_tf.records import example_bytes as eb
-from bert_tf.records.example_bytes import FLOAT32, INT64
+from bert_tf.records.example_bytes import FLOAT32
+from bert_tf.records.example_bytes import INT64
 
 __all__ = ["Field", "Schema", "INT64", "FLOAT32"]
 

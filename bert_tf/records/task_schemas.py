@@ -27,7 +27,10 @@ Example:
     spec = schema.parse_spec()
 """
 
-from bert_tf.records.schema import FLOAT32, INT64, Field, Schema
+from bert_tf.records.schema import Field
+from bert_tf.records.schema import FLOAT32
+from bert_tf.records.schema import INT64
+from bert_tf.records.schema import Schema
 
 
 def _sequences(seq_length):

@@ -22,10 +22,9 @@ For the `Trainer`: `Trainer(ClassificationTask(config, 2, 128), ...)`.
 import tensorflow as tf
 
 from bert_tf.modeling.heads.classifier_head import ClassifierHead
+from bert_tf.records import task_schemas
 from bert_tf.tasks.base import Task
 from bert_tf.tasks.base import TaskModel
-from bert_tf.records import task_schemas
-
 
 
 def feature_spec(seq_length, is_regression=False, num_labels=None):

@@ -22,9 +22,10 @@ import tensorflow as tf
 
 from bert_tf.modeling.heads.masked_lm_head import MaskedLMHead
 from bert_tf.modeling.heads.next_sentence_head import NextSentenceHead
+from bert_tf.records import task_schemas
 from bert_tf.tasks.base import Task
 from bert_tf.tasks.base import TaskModel
-from bert_tf.records import task_schemas
+
 # The original's guard against a batch without any real prediction.
 _MLM_DENOMINATOR_EPSILON = 1e-5
 

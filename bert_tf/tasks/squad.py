@@ -21,10 +21,9 @@ with `feature_keys=task.predict_keys` yields the original's predict outputs
 import tensorflow as tf
 
 from bert_tf.modeling.heads.squad_head import SquadHead
+from bert_tf.records import task_schemas
 from bert_tf.tasks.base import Task
 from bert_tf.tasks.base import TaskModel
-from bert_tf.records import task_schemas
-
 
 
 def feature_spec(seq_length, is_training):

@@ -13,8 +13,8 @@ Example:
 import math
 import os
 
-from bert_tf.tokenizers import tokenization
 from bert_tf.io_utils import InputError
+from bert_tf.tokenizers import tokenization
 from data_prep.classifier.example import InputExample
 from data_prep.classifier.tsv_reader import read_tsv_rows
 

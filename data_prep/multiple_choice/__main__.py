@@ -12,8 +12,8 @@ concatenate to the same file.
 
 from absl import flags
 
-from bert_tf.cli import bert_flags
 from bert_tf.cli import app
+from bert_tf.cli import bert_flags
 from bert_tf.io_utils import InputError
 from bert_tf.tokenizers.loading import load_tokenizer
 from data_prep.beam import pipeline as beam_pipeline

@@ -13,8 +13,8 @@ label-id order). `--runner=DirectRunner` (or another Beam runner) writes
 
 from absl import flags
 
-from bert_tf.cli import bert_flags
 from bert_tf.cli import app
+from bert_tf.cli import bert_flags
 from bert_tf.io_utils import InputError
 from bert_tf.io_utils import require_file
 from data_prep.beam import pipeline as beam_pipeline

@@ -22,8 +22,8 @@ import json
 import operator
 import re
 
-from bert_tf.tokenizers import tokenization
 from bert_tf.io_utils import InputError
+from bert_tf.tokenizers import tokenization
 
 
 class SquadExample:

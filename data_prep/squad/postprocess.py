@@ -33,7 +33,8 @@ import json
 import math
 import os
 
-from bert_tf.io_utils import InputError, atomic_output
+from bert_tf.io_utils import atomic_output
+from bert_tf.io_utils import InputError
 from bert_tf.tokenizers import tokenization
 from bert_tf.tokenizers.sentencepiece_tokenizer import pieces_to_text
 from bert_tf.tokenizers.sentencepiece_tokenizer import preprocess_text

@@ -18,16 +18,20 @@ Usage:
 import json
 import os
 
-from absl import flags, logging
+from absl import flags
+from absl import logging
 
 from bert_tf.cli import app
 from bert_tf.cli import bert_flags
-from bert_tf.io_utils import InputError, atomic_output, require_file
+from bert_tf.io_utils import atomic_output
+from bert_tf.io_utils import InputError
+from bert_tf.io_utils import require_file
 from bert_tf.tokenizers.loading import load_tokenizer
 from data_prep.squad import evaluation as squad_evaluation
 from data_prep.squad import flags as squad_flags
 from data_prep.squad import postprocess as squad_postprocess
-from data_prep.squad.example import load_squad_json, read_squad_examples
+from data_prep.squad.example import load_squad_json
+from data_prep.squad.example import read_squad_examples
 from data_prep.squad.features import convert_examples_to_features
 
 FLAGS = flags.FLAGS

@@ -23,7 +23,6 @@ import contextlib
 import gc
 import multiprocessing
 
-
 from bert_tf.io_utils import atomic_output
 from bert_tf.records.example_bytes import example_bytes
 from bert_tf.records.task_schemas import squad_schema
@@ -31,7 +30,8 @@ from bert_tf.records.tfrecord_file import tfrecord_writer
 from bert_tf.tokenizers.loading import load_tokenizer
 from data_prep.common.outputs import die_with_parent
 from data_prep.squad import records as squad_records
-from data_prep.squad.features import FIRST_UNIQUE_ID, FeatureEncoder
+from data_prep.squad.features import FeatureEncoder
+from data_prep.squad.features import FIRST_UNIQUE_ID
 
 Counts = collections.namedtuple("Counts", ["examples", "features"])
 

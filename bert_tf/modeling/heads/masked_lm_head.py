@@ -12,9 +12,9 @@ multiplied by the tied word embeddings transposed, plus its own
 
 import keras
 
-from bert_tf.modeling.heads import register_head
 from bert_tf.modeling import layer_utils
 from bert_tf.modeling.activations import get_activation
+from bert_tf.modeling.heads import register_head
 
 
 @register_head("masked_lm")
