@@ -27,7 +27,6 @@ and --predict_checkpoint=best (bert_tf/cli/eval_flags.py).
 """
 
 from absl import flags
-from absl import logging
 
 from bert_tf.cli import app
 from bert_tf.cli import finetune
@@ -87,16 +86,11 @@ class ClassifierJob(finetune.Job):
                 for e in examples), "--task_name=%s" % self.processor.name)
 
   def write_records(self, split, path):
-    examples, batch_size = self.examples[split], self.batch_size(split)
-    # The original pads eval/predict sets to whole batches only on TPU.
-    pad = batch_size if FLAGS.use_tpu and split != "train" else None
-    count = write_examples_to_tfrecord(
-        examples, self.label_list, FLAGS.max_seq_length, self.tokenizer,
-        path, pad_to_multiple_of=pad,
-        multi_label=self.processor.is_multi_label)
-    logging.info("***** %s: %d examples (%d + %d padding), batch size %d",
-                 split, count, len(examples), count - len(examples),
-                 batch_size)
+    self.write_padded(split, path, lambda examples, path, pad: (
+        write_examples_to_tfrecord(
+            examples, self.label_list, FLAGS.max_seq_length, self.tokenizer,
+            path, pad_to_multiple_of=pad,
+            multi_label=self.processor.is_multi_label)))
 
   def run_settings(self):
     return "classifier", {

@@ -29,7 +29,6 @@ shards).
 """
 
 from absl import flags
-from absl import logging
 
 from bert_tf.cli import app
 from bert_tf.cli import finetune
@@ -108,14 +107,9 @@ class MultipleChoiceJob(finetune.Job):
     return {"label_ids": self.task.num_choices}
 
   def write_records(self, split, path):
-    examples, batch_size = self.examples[split], self.batch_size(split)
-    # The original pads eval/predict sets to whole batches only on TPU.
-    pad = batch_size if FLAGS.use_tpu and split != "train" else None
-    count = write_records(examples, FLAGS.max_seq_length, self.tokenizer,
-                          path, pad_to_multiple_of=pad)
-    logging.info("***** %s: %d examples (%d + %d padding), batch size %d",
-                 split, count, len(examples), count - len(examples),
-                 batch_size)
+    self.write_padded(split, path, lambda examples, path, pad: write_records(
+        examples, FLAGS.max_seq_length, self.tokenizer, path,
+        pad_to_multiple_of=pad))
 
   def run_settings(self):
     return "multiple_choice", {"num_choices": self.task.num_choices}, {}

@@ -199,7 +199,8 @@ class TaggingJob(finetune.Job):
     head = {"labels": self.labels, "feature_mode": FLAGS.feature_mode}
     if FLAGS.feature_mode != "fine_tune":  # the BiLSTM exists only then
       head["lstm_units"] = FLAGS.lstm_units
-    return "ner", head, {"document_context": FLAGS.document_context}
+    # --document_context is a serving choice for export, not the model's.
+    return "ner", head, {}
 
   def prepare_output_dir(self):
     # For `export_saved_model --task=ner --labels_file`.

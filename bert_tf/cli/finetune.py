@@ -221,6 +221,16 @@ class Job:
       self._records[split] = path
     return self._records[split]
 
+  def write_padded(self, split, path, write):
+    """`write(examples, path, pad_to_multiple_of)` for `split`'s examples:
+    the original pads eval/predict sets to whole batches only on TPU."""
+    examples, batch_size = self.examples[split], self.batch_size(split)
+    pad = batch_size if self.flags.use_tpu and split != "train" else None
+    count = write(examples, path, pad)
+    logging.info("***** %s: %d examples (%d + %d padding), batch size %d",
+                 split, count, len(examples), count - len(examples),
+                 batch_size)
+
   def predict_rows(self, trainer, split, feature_keys=None):
     """The model's outputs (+ `feature_keys`, default the Task's
     `predict_keys`) for every record of `split`, in file order."""
