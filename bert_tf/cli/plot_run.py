@@ -83,7 +83,9 @@ def read_train_scalars(output_dir):
   for path in sorted(glob.glob(os.path.join(output_dir,
                                             "events.out.tfevents.*"))):
     try:
-      for event in tf.compat.v1.train.summary_iterator(path):
+      # Records of Event protos (summary_iterator is deprecated and says so).
+      for record in tf.data.TFRecordDataset(path):
+        event = tf.compat.v1.Event.FromString(record.numpy())
         for value in event.summary.value:
           scalar = _scalar(value)
           if scalar is not None:
