@@ -20,7 +20,7 @@ Example:
       app.run_app(main)
 """
 
-import importlib.util
+import importlib
 import os
 import sys
 
@@ -46,19 +46,25 @@ def _module_file(module_name):
   return os.path.realpath(path) if os.path.exists(path) else None
 
 
+class _LazyModule:
+  """Module `name`, imported on its first attribute access."""
+
+  def __init__(self, name):
+    self._name = name
+    self._module = None
+
+  def __getattr__(self, attr):
+    if self._module is None:
+      self._module = importlib.import_module(self._name)
+    return getattr(self._module, attr)
+
+
 def lazy_import(name):
-  """Module `name`, executed on its first attribute access. Entry points
-  import their TensorFlow / scikit-learn modules this way, so that `--help`
-  and flag errors answer in a second, not after loading TensorFlow."""
-  if name in sys.modules:
-    return sys.modules[name]
-  spec = importlib.util.find_spec(name)
-  loader = importlib.util.LazyLoader(spec.loader)
-  spec.loader = loader
-  module = importlib.util.module_from_spec(spec)
-  sys.modules[name] = module
-  loader.exec_module(module)
-  return module
+  """Module `name`, imported on first use. Entry points import their
+  TensorFlow / scikit-learn modules this way, so that `--help` and flag
+  errors answer in a second, not after loading TensorFlow, and TensorFlow
+  loads through `quiet` (nothing is looked up before first use)."""
+  return _LazyModule(name)
 
 
 def is_project_flag(flag_values, name):

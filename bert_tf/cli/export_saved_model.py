@@ -30,7 +30,6 @@ import os
 
 from absl import flags
 
-from bert_tf.checkpoints import checkpoint_io
 from bert_tf.cli import app
 from bert_tf.cli import bert_flags
 from bert_tf.cli import export_from_run
@@ -40,9 +39,11 @@ from bert_tf.io_utils import InputError
 from bert_tf.io_utils import require_file
 from bert_tf.modeling.bert_config import BertConfig
 from bert_tf.tokenizers import tokenization
-from bert_tf.training import distribution
 
 FLAGS = flags.FLAGS
+# Loaded when the command runs: --help answers before TensorFlow loads.
+checkpoint_io = app.lazy_import("bert_tf.checkpoints.checkpoint_io")
+distribution = app.lazy_import("bert_tf.training.distribution")
 # --dtype -> the Keras policy the export's layers are built under.
 _POLICIES = {"float32": "float32", "bfloat16": "mixed_bfloat16"}
 
