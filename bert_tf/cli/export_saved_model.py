@@ -32,7 +32,6 @@ from absl import flags
 
 from bert_tf.cli import app
 from bert_tf.cli import bert_flags
-from bert_tf.cli import export_from_run
 from bert_tf.export import get_exporter
 from bert_tf.export import registered_exporters
 from bert_tf.io_utils import InputError
@@ -43,6 +42,7 @@ from bert_tf.tokenizers import tokenization
 FLAGS = flags.FLAGS
 # Loaded when the command runs: --help answers before TensorFlow loads.
 checkpoint_io = app.lazy_import("bert_tf.checkpoints.checkpoint_io")
+export_from_run = app.lazy_import("bert_tf.cli.export_from_run")
 distribution = app.lazy_import("bert_tf.training.distribution")
 # --dtype -> the Keras policy the export's layers are built under.
 _POLICIES = {"float32": "float32", "bfloat16": "mixed_bfloat16"}
