@@ -115,10 +115,12 @@ def freeze_lowest_layers(task, num_layers):
 def unfreeze_schedule(flag_values, config=None):
   """`--unfreeze_schedule` parsed (checked against `config`'s layers), or
   None; it excludes `--num_frozen_layers`."""
-  text = flag_values.get_flag_value("unfreeze_schedule", None)
+  # Defined by the fine-tuning scripts only (not run_pretraining).
+  text = ("unfreeze_schedule" in flag_values and
+          flag_values["unfreeze_schedule"].value)
   if not text:
     return None
-  if flag_values.get_flag_value("num_frozen_layers", 0):
+  if flag_values["num_frozen_layers"].value:
     raise InputError("--unfreeze_schedule and --num_frozen_layers: give one "
                      "(the schedule's first phase is the frozen start)")
   schedule = unfreezing.UnfreezeSchedule.parse(text)

@@ -68,6 +68,10 @@ KEY_FLAGS = {
 
 _BLOCK_TF = ("import sys; sys.modules['tensorflow'] = None; "
              "sys.argv[0] = %r; import %s as m; m.%s()")
+_ALLOW_TF = "import sys; sys.argv[0] = %r; import %s as m; m.%s()"
+# Its flags are the options its exporters declare, and the exporters are
+# TensorFlow modules: its help loads TensorFlow (quietly).
+_HELP_NEEDS_TENSORFLOW = ("bert-export-saved-model",)
 
 
 def _run(args):
@@ -88,7 +92,8 @@ def _flag_lines(text):
 
 def _commands(name):
   module, function = SCRIPTS[name].split(":")
-  as_script = _BLOCK_TF % (name, module, function)
+  as_script = (_ALLOW_TF if name in _HELP_NEEDS_TENSORFLOW else _BLOCK_TF) % (
+      name, module, function)
   if "." in module:
     other = ["-m", module[:-len(".__main__")] if module.endswith(
         ".__main__") else module]

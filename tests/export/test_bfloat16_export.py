@@ -10,8 +10,8 @@ import tensorflow_text  # noqa: F401  pylint: disable=unused-import
 
 from tests.export.standalone import export
 from tests.export.standalone import serve
-from tests.export.test_encoder_pretraining_export import ARGS
-from tests.export.test_encoder_pretraining_export import PAIRS
+from tests.helpers.export_cases import ARGS
+from tests.helpers.export_cases import PAIRS
 
 
 def _matmul_dtypes(export_dir):

@@ -14,16 +14,12 @@ from tests.conftest import FIXTURES
 from tests.export.standalone import export
 from tests.export.standalone import serve
 from tests.helpers.checkpoints import ckpt_prefix
+from tests.helpers.export_cases import ARGS
+from tests.helpers.export_cases import PAIRS
+from tests.helpers.export_cases import VOCAB
 
-VOCAB = str(FIXTURES / "encoder" / "vocab_small.txt")
 CONFIG = BertConfig.from_json_file(
     str(FIXTURES / "encoder" / "ckpt_a" / "bert_config.json"))
-ARGS = ["--checkpoint=%s" % ckpt_prefix("ckpt_a"), "--vocab_file=%s" % VOCAB,
-        "--max_seq_length=40"]
-PAIRS = [("Super Bowl 50 was played in Santa Clara.", "Denver won."),
-         ("Who won the game?", ""),
-         ("The [MASK] was played in [MASK] , California.", "It [MASK] ."),
-         ("[MASK][MASK] at the start", "no mask here")]
 
 
 def _features(pairs, seq_length, mask_literal=False):

@@ -63,6 +63,8 @@ def test_log_line_without_a_terminal(monkeypatch, caplog):
   now = [100.0]
   monkeypatch.setattr(progress.time, "time", lambda: now[0])
   caplog.set_level(logging.INFO)
+  # Another test may have raised the absl logger's own level.
+  caplog.set_level(logging.INFO, logger="absl")
   with progress.Progress(100, initial=10, desc="train") as bar:
     assert bar.bar.disable  # pytest's stderr is not a terminal.
     for now[0], n, loss, examples in [
@@ -79,6 +81,8 @@ def test_log_line_without_a_terminal(monkeypatch, caplog):
 
 def test_disabled_progress_logs_nothing(caplog):
   caplog.set_level(logging.INFO)
+  # Another test may have raised the absl logger's own level.
+  caplog.set_level(logging.INFO, logger="absl")
   with progress.Progress(10, enabled=False, log_seconds=0) as bar:
     bar.update(1)
     bar.update(1)
