@@ -20,8 +20,8 @@ class BertEmbeddings(keras.layers.Layer):
     super().__init__(**kwargs)
     self.config = config
     self.layer_norm = layer_utils.layer_norm("LayerNorm", self.dtype_policy)
-    self.dropout = keras.layers.Dropout(
-        config.hidden_dropout_prob, dtype=self.dtype_policy)
+    self.dropout = layer_utils.dropout(config.hidden_dropout_prob,
+                                       self.dtype_policy)
     self.build(None)
 
   def build(self, input_shape):

@@ -2,8 +2,10 @@
 
 Example:
     attention = BertSelfAttention(config)
-    context = attention(x, attention_adder, training=False)  # [B, S, H]
-    context, probs = attention(x, attention_adder, return_probs=True)
+    # x: [B*S, H], the block's 2D layout, with B and S
+    context = attention(x, attention_adder, batch=B, seq=S)  # [B*S, H]
+    context, probs = attention(x, attention_adder, batch=B, seq=S,
+                               return_probs=True)
     # probs: [B, A, S, S] float32 softmax (before dropout)
 
 q, k, v are fused H->H projections (kernels [H, H], as the TF1 variables);
@@ -35,22 +37,21 @@ class BertSelfAttention(keras.layers.Layer):
     self.query = layer_utils.dense(config, config.hidden_size, "query", policy)
     self.key = layer_utils.dense(config, config.hidden_size, "key", policy)
     self.value = layer_utils.dense(config, config.hidden_size, "value", policy)
-    self.dropout = keras.layers.Dropout(
-        config.attention_probs_dropout_prob, dtype=policy)
+    self.dropout = layer_utils.dropout(config.attention_probs_dropout_prob,
+                                       policy)
     for layer in (self.query, self.key, self.value):
-      layer.build((None, None, config.hidden_size))
+      layer.build((None, config.hidden_size))
 
-  def _split_heads(self, x):
-    """[B, S, H] -> [B, A, S, H/A]."""
-    shape = keras.ops.shape(x)
-    x = keras.ops.reshape(x, (shape[0], shape[1], self.num_heads,
-                              self.head_size))
+  def _split_heads(self, x, batch, seq):
+    """[B*S, H] -> [B, A, S, H/A]."""
+    x = keras.ops.reshape(x, (batch, seq, self.num_heads, self.head_size))
     return keras.ops.transpose(x, (0, 2, 1, 3))
 
-  def call(self, x, attention_adder, training=False, return_probs=False):
-    q = self._split_heads(self.query(x))
-    k = self._split_heads(self.key(x))
-    v = self._split_heads(self.value(x))
+  def call(self, x, attention_adder, batch, seq, training=False,
+           return_probs=False):
+    q = self._split_heads(self.query(x), batch, seq)
+    k = self._split_heads(self.key(x), batch, seq)
+    v = self._split_heads(self.value(x), batch, seq)
     scores = keras.ops.matmul(q, keras.ops.transpose(k, (0, 1, 3, 2)))
     scores = scores * (1.0 / math.sqrt(float(self.head_size)))
     # Masking and softmax in float32: exp() is unsafe in fp16. (Keras casts
@@ -60,9 +61,7 @@ class BertSelfAttention(keras.layers.Layer):
     softmax = keras.ops.softmax(scores, axis=-1)
     probs = self.dropout(keras.ops.cast(softmax, x.dtype), training=training)
     context = keras.ops.transpose(keras.ops.matmul(probs, v), (0, 2, 1, 3))
-    shape = keras.ops.shape(context)
-    context = keras.ops.reshape(
-        context, (shape[0], shape[1], self.num_heads * self.head_size))
+    context = keras.ops.reshape(context, (-1, self.num_heads * self.head_size))
     return (context, softmax) if return_probs else context
 
   def tf1_variables(self, prefix):

@@ -30,6 +30,26 @@ def dense(config, units, name, policy, activation=None):
       dtype=policy)
 
 
+class Dropout(keras.layers.Dropout):
+  """keras Dropout with its keep mask drawn in float32 whatever the compute
+  dtype: a bfloat16 uniform has 128 values in [0, 1), so Keras' own mask
+  drops 10.16% for rate 0.1 under mixed_bfloat16. In float32 it draws the
+  same numbers as keras.layers.Dropout (same seed stream, same mask)."""
+
+  def call(self, inputs, training=False):
+    if not training or not self.rate:
+      return inputs
+    noise = keras.random.uniform(keras.ops.shape(inputs), dtype="float32",
+                                 seed=self.seed_generator)
+    kept = inputs * keras.ops.cast(1.0 / (1.0 - self.rate), inputs.dtype)
+    return keras.ops.where(noise >= self.rate, kept,
+                           keras.ops.zeros_like(inputs))
+
+
+def dropout(rate, policy):
+  return Dropout(rate, dtype=policy)
+
+
 def layer_norm(name, policy):
   """LayerNorm over the last axis; Keras computes it in float32 even when
   the policy is float16/bfloat16."""

@@ -31,22 +31,27 @@ class TransformerBlock(keras.layers.Layer):
         activation=get_activation(config.hidden_act))
     self.output_dense = layer_utils.dense(config, h, "output_dense", policy)
     self.output_layer_norm = layer_utils.layer_norm("output_LayerNorm", policy)
-    self.dropout = keras.layers.Dropout(config.hidden_dropout_prob,
-                                        dtype=policy)
+    self.dropout = layer_utils.dropout(config.hidden_dropout_prob, policy)
     for layer, width in ((self.attention_output, h), (self.intermediate, h),
                          (self.output_dense, i)):
-      layer.build((None, None, width))
+      layer.build((None, width))
     for layer in (self.attention_layer_norm, self.output_layer_norm):
-      layer.build((None, None, h))
+      layer.build((None, h))
 
   def call(self, x, attention_adder, training=False, return_attention=False):
-    context, probs = self.attention(x, attention_adder, training=training,
+    # Dense and LayerNorm run on [B*S, H], the original's 2D layout: a
+    # Dense on [B, S, H] reshapes between MatMul and BiasAdd, which keeps
+    # oneDNN from fusing MatMul + BiasAdd (+ GELU when predicting).
+    shape = keras.ops.shape(x)
+    flat = keras.ops.reshape(x, (-1, x.shape[-1]))
+    context, probs = self.attention(flat, attention_adder, batch=shape[0],
+                                    seq=shape[1], training=training,
                                     return_probs=True)
     a = self.dropout(self.attention_output(context), training=training)
-    a = self.attention_layer_norm(a + x)
+    a = self.attention_layer_norm(a + flat)
     y = self.dropout(self.output_dense(self.intermediate(a)),
                      training=training)
-    y = self.output_layer_norm(y + a)
+    y = keras.ops.reshape(self.output_layer_norm(y + a), shape)
     return (y, probs) if return_attention else y
 
   def tf1_variables(self, prefix):

@@ -12,6 +12,7 @@ Its variables sit at the root scope: `output_weights`, `output_bias`.
 
 import keras
 
+from bert_tf.modeling import layer_utils
 from bert_tf.modeling.heads import register_head
 from bert_tf.modeling.heads.output_projection import OutputProjection
 
@@ -29,7 +30,7 @@ class ClassifierHead(keras.layers.Layer):
     kwargs.setdefault("name", "classifier")
     super().__init__(**kwargs)
     self.num_labels = num_labels
-    self.dropout = keras.layers.Dropout(_DROPOUT, dtype=self.dtype_policy)
+    self.dropout = layer_utils.dropout(_DROPOUT, self.dtype_policy)
     self.projection = OutputProjection(
         num_labels, config.hidden_size, _STDDEV,
         name="projection", dtype=self.dtype_policy)

@@ -16,6 +16,7 @@ output_weights` [1, H] and `cls/multiple_choice/output_bias` [1].
 
 import keras
 
+from bert_tf.modeling import layer_utils
 from bert_tf.modeling.heads import register_head
 from bert_tf.modeling.heads.output_projection import OutputProjection
 
@@ -32,7 +33,7 @@ class MultipleChoiceHead(keras.layers.Layer):
   def __init__(self, config, **kwargs):
     kwargs.setdefault("name", "multiple_choice")
     super().__init__(**kwargs)
-    self.dropout = keras.layers.Dropout(_DROPOUT, dtype=self.dtype_policy)
+    self.dropout = layer_utils.dropout(_DROPOUT, self.dtype_policy)
     self.projection = OutputProjection(
         1, config.hidden_size, _STDDEV, name="projection",
         dtype=self.dtype_policy)

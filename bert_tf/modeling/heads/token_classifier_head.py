@@ -13,6 +13,7 @@ top of a BiLSTM (2 * lstm_units).
 
 import keras
 
+from bert_tf.modeling import layer_utils
 from bert_tf.modeling.heads import register_head
 from bert_tf.modeling.heads.output_projection import OutputProjection
 
@@ -31,7 +32,7 @@ class TokenClassifierHead(keras.layers.Layer):
     kwargs.setdefault("name", "token_classifier")
     super().__init__(**kwargs)
     self.num_labels = num_labels
-    self.dropout = keras.layers.Dropout(_DROPOUT, dtype=self.dtype_policy)
+    self.dropout = layer_utils.dropout(_DROPOUT, self.dtype_policy)
     self.projection = OutputProjection(
         num_labels, input_size or config.hidden_size, _STDDEV,
         name="projection", dtype=self.dtype_policy)
