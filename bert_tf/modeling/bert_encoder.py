@@ -64,9 +64,12 @@ class BertEncoder(keras.Model):
     x = embedding_output
     encoder_outputs, attentions = [], []
     for block in self.blocks:
-      x, probs = block(x, adder, training=training, return_attention=True)
+      if output_attentions:
+        x, probs = block(x, adder, training=training, return_attention=True)
+        attentions.append(probs)
+      else:
+        x = block(x, adder, training=training)
       encoder_outputs.append(x)
-      attentions.append(probs)
     outputs = {
         "sequence_output": x,
         "pooled_output": self.pooler(x[:, 0, :]),

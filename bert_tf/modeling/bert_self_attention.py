@@ -42,21 +42,24 @@ class BertSelfAttention(keras.layers.Layer):
     for layer in (self.query, self.key, self.value):
       layer.build((None, config.hidden_size))
 
-  def _split_heads(self, x, batch, seq):
-    """[B*S, H] -> [B, A, S, H/A]."""
-    x = keras.ops.reshape(x, (batch, seq, self.num_heads, self.head_size))
-    return keras.ops.transpose(x, (0, 2, 1, 3))
-
   def call(self, x, attention_adder, batch, seq, training=False,
            return_probs=False):
-    q = self._split_heads(self.query(x), batch, seq)
-    k = self._split_heads(self.key(x), batch, seq)
-    v = self._split_heads(self.value(x), batch, seq)
+    q, k, v = (keras.ops.reshape(layer(x), (batch, seq, self.num_heads,
+                                            self.head_size))
+               for layer in (self.query, self.key, self.value))
+    scale = 1.0 / math.sqrt(float(self.head_size))
+    if not return_probs and not (training and self.dropout.rate):
+      # Nothing between the softmax and probs.v: Keras' attention op does
+      # the same math on [B, S, A, H/A] without the four transposes.
+      context = keras.ops.dot_product_attention(q, k, v, bias=attention_adder,
+                                                scale=scale)
+      return keras.ops.reshape(context, (-1, self.num_heads * self.head_size))
+    q, k, v = (keras.ops.transpose(t, (0, 2, 1, 3)) for t in (q, k, v))
     scores = keras.ops.matmul(q, keras.ops.transpose(k, (0, 1, 3, 2)))
-    scores = scores * (1.0 / math.sqrt(float(self.head_size)))
-    # Masking and softmax in float32: exp() is unsafe in fp16. (Keras casts
-    # float call arguments to the compute dtype; -10000 survives that.)
-    scores = (keras.ops.cast(scores, "float32") +
+    # Scale, mask and softmax in float32 (as dot_product_attention): exp()
+    # is unsafe in float16. Keras casts float call arguments to the compute
+    # dtype; -10000 stays a large negative.
+    scores = (keras.ops.cast(scores, "float32") * scale +
               keras.ops.cast(attention_adder, "float32"))
     softmax = keras.ops.softmax(scores, axis=-1)
     probs = self.dropout(keras.ops.cast(softmax, x.dtype), training=training)

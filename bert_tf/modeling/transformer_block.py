@@ -44,9 +44,10 @@ class TransformerBlock(keras.layers.Layer):
     # oneDNN from fusing MatMul + BiasAdd (+ GELU when predicting).
     shape = keras.ops.shape(x)
     flat = keras.ops.reshape(x, (-1, x.shape[-1]))
-    context, probs = self.attention(flat, attention_adder, batch=shape[0],
-                                    seq=shape[1], training=training,
-                                    return_probs=True)
+    outputs = self.attention(flat, attention_adder, batch=shape[0],
+                             seq=shape[1], training=training,
+                             return_probs=return_attention)
+    context, probs = outputs if return_attention else (outputs, None)
     a = self.dropout(self.attention_output(context), training=training)
     a = self.attention_layer_norm(a + flat)
     y = self.dropout(self.output_dense(self.intermediate(a)),
