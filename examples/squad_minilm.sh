@@ -11,6 +11,9 @@
 #   bash examples/squad_minilm.sh                  # defaults below
 #   WORK=/tmp/minilm bash examples/squad_minilm.sh --use_xla  # extra flags
 #   SHARED=/data/shared bash examples/squad_minilm.sh  # or MODEL=, SQUAD=
+#   # a short run (the float32 vs bfloat16 check in the README):
+#   WORK=/tmp/sq_bf16 PREDICT_ARTICLES=24:36 bash examples/squad_minilm.sh \
+#     --num_train_epochs=1 --dtype=mixed_bfloat16
 #
 # Data and model come from ../shared next to the repository (SHARED), as
 # models/all-MiniLM-L6-v2 (MODEL) and data/squad/dev-v1.1.json (SQUAD).
@@ -38,9 +41,9 @@ if [ ! -e "$CKPT/bert_model.ckpt.index" ]; then
   "$PY" -m bert_tf.convert_checkpoint --input="$MODEL" --input_format=hf \
     --output_dir="$CKPT"
 fi
-"$PY" -m examples.squad_slice --input_file="$SQUAD" --articles=0:24 \
+"$PY" -m examples.squad_slice --input_file="$SQUAD" --articles="${TRAIN_ARTICLES:-0:24}" \
   --output_file="$WORK/train.json" --first_answer_only
-"$PY" -m examples.squad_slice --input_file="$SQUAD" --articles=24: \
+"$PY" -m examples.squad_slice --input_file="$SQUAD" --articles="${PREDICT_ARTICLES:-24:}" \
   --output_file="$WORK/predict.json"
 
 start=$(date +%s)
