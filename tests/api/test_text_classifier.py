@@ -5,6 +5,7 @@ tf.saved_model.load, and the one-line errors.
 The model is fine-tuned once per module (a few steps on paraphrase-like
 pairs: label 1 when text_b repeats text_a)."""
 
+import keras
 import numpy as np
 import pytest
 import tensorflow as tf
@@ -23,6 +24,9 @@ _LABELS = ["1", "0", "1", "0"] * 4
 
 @pytest.fixture(scope="module")
 def trained(tiny_folder):
+  # The head starts random: 5 epochs of 4 steps learn the pairs from most
+  # initializations, not from all (e.g. seed 3 ends at loss 0.68).
+  keras.utils.set_random_seed(1)
   clf = bert_tf.TextClassifier.from_pretrained(tiny_folder, num_labels=2,
                                                max_seq_length=16)
   before = clf.evaluate(_PAIRS, _LABELS)
