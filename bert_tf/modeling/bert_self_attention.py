@@ -48,6 +48,10 @@ class BertSelfAttention(keras.layers.Layer):
                                             self.head_size))
                for layer in (self.query, self.key, self.value))
     scale = 1.0 / math.sqrt(float(self.head_size))
+    if math.frexp(scale)[0] == 0.5:
+      # A power of two (head size 64: 1/8) scales q as exactly as the
+      # scores, and q is S/(H/A) times smaller than [B, A, S, S].
+      q, scale = q * scale, 1.0
     if not return_probs and not (training and self.dropout.rate):
       # Nothing between the softmax and probs.v: Keras' attention op does
       # the same math on [B, S, A, H/A] without the four transposes.
@@ -59,8 +63,10 @@ class BertSelfAttention(keras.layers.Layer):
     # Scale, mask and softmax in float32 (as dot_product_attention): exp()
     # is unsafe in float16. Keras casts float call arguments to the compute
     # dtype; -10000 stays a large negative.
-    scores = (keras.ops.cast(scores, "float32") * scale +
-              keras.ops.cast(attention_adder, "float32"))
+    scores = keras.ops.cast(scores, "float32")
+    if scale != 1.0:
+      scores = scores * scale
+    scores = scores + keras.ops.cast(attention_adder, "float32")
     softmax = keras.ops.softmax(scores, axis=-1)
     probs = self.dropout(keras.ops.cast(softmax, x.dtype), training=training)
     context = keras.ops.transpose(keras.ops.matmul(probs, v), (0, 2, 1, 3))

@@ -13,8 +13,8 @@ from bert_tf.training import distribution
 
 def _config(**overrides):
   return BertConfig.from_dict(dict(
-      vocab_size=50, hidden_size=64, num_hidden_layers=1,
-      num_attention_heads=4, intermediate_size=128, **overrides))
+      dict(vocab_size=50, hidden_size=64, num_hidden_layers=1,
+           num_attention_heads=4, intermediate_size=128), **overrides))
 
 
 def test_dropout_float32_is_keras_dropout():
@@ -45,13 +45,15 @@ def test_dropout_rate_holds_in_bfloat16():
 
 
 @pytest.mark.parametrize("policy", ["float32", "mixed_bfloat16"])
-def test_fused_attention_equals_explicit(policy):
+@pytest.mark.parametrize("hidden", [64, 48])  # scale 1/4 (q scaled), 1/sqrt(12)
+def test_fused_attention_equals_explicit(policy, hidden):
   """Without probabilities or dropout the layer takes Keras'
   dot_product_attention; its context equals the explicit path's exactly,
-  padded keys included."""
+  padded keys included, and the probabilities are the float32 softmax of
+  the scaled scores computed here by hand."""
   with distribution.policy_scope(policy):
-    attention = BertSelfAttention(_config(), dtype=policy)
-  x = tf.random.normal([3 * 24, 64], seed=5)
+    attention = BertSelfAttention(_config(hidden_size=hidden), dtype=policy)
+  x = tf.random.normal([3 * 24, hidden], seed=5)
   mask = np.ones([3, 24], np.int32)
   mask[1, 20:] = 0
   mask[2, 5:] = 0
@@ -62,10 +64,22 @@ def test_fused_attention_equals_explicit(policy):
                                 tf.cast(explicit, tf.float32).numpy())
   assert probs.dtype == tf.float32
   np.testing.assert_allclose(probs.numpy()[2, :, :, 5:], 0.0, atol=1e-30)
+  heads = lambda t: np.asarray(tf.cast(t, tf.float32)).reshape(
+      3, 24, 4, hidden // 4).transpose(0, 2, 1, 3)
+  compute = attention.query.compute_dtype
+  q, k = (heads(layer(tf.cast(x, compute)))
+          for layer in (attention.query, attention.key))
+  scores = q @ k.transpose(0, 1, 3, 2) / np.sqrt(hidden // 4)
+  scores = scores + (1.0 - mask[:, None, None, :]) * -10000.0
+  want = np.exp(scores - scores.max(-1, keepdims=True))
+  want /= want.sum(-1, keepdims=True)
+  tolerance = 1e-5 if policy == "float32" else 2e-2
+  np.testing.assert_allclose(probs.numpy(), want, atol=tolerance)
   # Training with attention dropout takes the explicit path (dropout on
   # the probabilities), without it the fused one: same context again.
-  no_dropout = BertSelfAttention(_config(attention_probs_dropout_prob=0.0),
-                                 dtype=policy)
+  no_dropout = BertSelfAttention(
+      _config(hidden_size=hidden, attention_probs_dropout_prob=0.0),
+      dtype=policy)
   no_dropout.set_weights(attention.get_weights())
   np.testing.assert_array_equal(
       tf.cast(no_dropout(x, adder, batch=3, seq=24, training=True),
