@@ -212,6 +212,10 @@ def main(argv):
     raise InputError("--output_dir is required")
   output_file = FLAGS.output_file or os.path.join(FLAGS.output_dir,
                                                   DEFAULT_OUTPUT)
+  if os.path.exists(output_file) and not output_file.lower().endswith(".png"):
+    # e.g. a run file named by mistake: a plot never replaces it.
+    raise InputError("--output_file=%s exists and is not a .png: refusing to "
+                     "overwrite it" % output_file)
   plot_run(read_run(FLAGS.output_dir), output_file,
            FLAGS.title or os.path.abspath(FLAGS.output_dir))
   print(output_file)

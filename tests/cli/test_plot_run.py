@@ -109,6 +109,16 @@ def test_command_line_writes_a_png(tmp_path):
   assert "Traceback" not in bad.stderr
   assert not (run_dir / plot_run.DEFAULT_OUTPUT).exists()
   _write_run(run_dir)
+  history = (run_dir / "eval_history.jsonl").read_bytes()
+  clobber = subprocess.run(
+      command + ["--output_file=%s" % (run_dir / "eval_history.jsonl")],
+      cwd=REPO, env=env, text=True, capture_output=True, timeout=120,
+      check=False)
+  assert clobber.returncode == 1
+  assert clobber.stderr.splitlines()[-1] == (
+      "ERROR: --output_file=%s exists and is not a .png: refusing to "
+      "overwrite it" % (run_dir / "eval_history.jsonl"))
+  assert (run_dir / "eval_history.jsonl").read_bytes() == history
   ok = subprocess.run(command + ["--output_file=%s" % (tmp_path / "x.png")],
                       cwd=REPO, env=env, text=True, capture_output=True,
                       timeout=120, check=False)
