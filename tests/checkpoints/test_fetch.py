@@ -433,7 +433,9 @@ def test_names_and_local_folders(tmp_path):
 
 def test_ctrl_c_is_one_line_and_downloading_needs_no_tensorflow(
     tmp_path, serve, tiny_zip):
-  base, _ = serve({_ZIP_PATH: Served(tiny_zip[0], trickle=0.01)})
+  # 0.1 s a byte: the 5.9 kB transfer would take ten minutes, so it is
+  # still running when the signal comes, however loaded the machine.
+  base, _ = serve({_ZIP_PATH: Served(tiny_zip[0], trickle=0.1)})
   env = dict(os.environ, no_proxy="127.0.0.1")
   script = ("import sys; from bert_tf.cli import fetch_model; "
             "sys.argv = ['fetch_model', '--output_dir=%s', '--base_url=%s', "
@@ -442,13 +444,18 @@ def test_ctrl_c_is_one_line_and_downloading_needs_no_tensorflow(
             (tmp_path, base, _NAME))
   with subprocess.Popen([sys.executable, "-c", script], cwd=REPO, env=env,
                         stderr=subprocess.PIPE, text=True) as process:
-    deadline = time.monotonic() + 60
-    part = tmp_path / (_NAME + ".zip.part")
-    while not part.exists() and time.monotonic() < deadline:
-      time.sleep(0.05)
-    time.sleep(0.3)  # in the middle of the transfer
-    process.send_signal(signal.SIGINT)
-    stderr = process.communicate(timeout=60)[1]
+    try:
+      deadline = time.monotonic() + 60
+      part = tmp_path / (_NAME + ".zip.part")
+      while not part.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+      time.sleep(0.3)  # in the middle of the transfer
+      assert part.exists() and process.poll() is None
+      process.send_signal(signal.SIGINT)
+      stderr = process.communicate(timeout=60)[1]
+    finally:
+      if process.poll() is None:  # no orphan if an assertion failed
+        process.kill()
   assert process.returncode == 1
   lines = stderr.splitlines()
   assert lines[-1] == "False"  # TensorFlow never loaded
