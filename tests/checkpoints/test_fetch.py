@@ -442,8 +442,12 @@ def test_ctrl_c_is_one_line_and_downloading_needs_no_tensorflow(
             "'%s']\ntry:\n  fetch_model.run()\nfinally:\n"
             "  print('tensorflow' in sys.modules, file=sys.stderr)" %
             (tmp_path, base, _NAME))
+  # As from a terminal: a shell without job control starts background jobs
+  # with SIGINT ignored, and Python then installs no KeyboardInterrupt.
+  restore_sigint = lambda: signal.signal(signal.SIGINT, signal.SIG_DFL)
   with subprocess.Popen([sys.executable, "-c", script], cwd=REPO, env=env,
-                        stderr=subprocess.PIPE, text=True) as process:
+                        stderr=subprocess.PIPE, text=True,
+                        preexec_fn=restore_sigint) as process:
     try:
       deadline = time.monotonic() + 60
       part = tmp_path / (_NAME + ".zip.part")
