@@ -92,8 +92,7 @@ def _adam_weight_decay_update(gradient, variable, m, v, learning_rate,
   """One variable's update, op for op as the original `apply_gradients`
   (all float32: the slots and the master weights never leave it).
 
-  Values in, (variable, m, v) out: the caller assigns them, so that under a
-  strategy each replica's own copies are read and written.
+  Values in, (variable, m, v) out: the caller assigns them.
   """
   m = beta_1 * m + (1.0 - beta_1) * gradient
   v = beta_2 * v + (1.0 - beta_2) * tf.square(gradient)
@@ -103,29 +102,54 @@ def _adam_weight_decay_update(gradient, variable, m, v, learning_rate,
   return variable - learning_rate * update, m, v
 
 
+def _scaled_update(gradient, clip_scale, variable, m, v, *hyper):
+  """The update of the clipped gradient `gradient * clip_scale`."""
+  return _adam_weight_decay_update(gradient * clip_scale, variable, m, v,
+                                   *hyper)
+
+
+def _scaled_update_in_place(gradient, clip_scale, variable, m, v, *hyper):
+  """`_scaled_update` assigned inside the kernel: XLA then updates the
+  buffers in place instead of writing new tensors to copy back."""
+  new_variable, new_m, new_v = _scaled_update(
+      gradient, clip_scale, variable.read_value(), m.read_value(),
+      v.read_value(), *hyper)
+  m.assign(new_m)
+  v.assign(new_v)
+  variable.assign(new_variable)
+
+
 # The same update as one XLA kernel: one pass over gradient, variable and
-# slots instead of ~15 full-size ops (BERT-Base's 110M parameters: about a
-# second of a 2-core step, see README "Speed"). XLA on CPU contracts a*b + c
-# into fused multiply-adds, so values differ from the op-by-op update in the
-# last bit (the golden trajectories hold to 1e-5 either way).
-_fused_update = tf.function(_adam_weight_decay_update, jit_compile=True)
+# slots instead of ~15 full-size ops and the clipped copy of the gradient
+# (BERT-Base's 110M parameters: 0.31 s of a 2-core step op by op with an
+# XLA clip, 0.13 s in place; see README "Speed"). XLA on CPU contracts
+# a*b + c into fused multiply-adds, so values differ from the op-by-op
+# update in the last bit (the golden trajectories hold to 1e-5 either way).
+_fused_update = tf.function(_scaled_update, jit_compile=True)
+_fused_update_in_place = tf.function(_scaled_update_in_place,
+                                     jit_compile=True)
 
 
-@tf.function(jit_compile=True)
-def _fused_clip(grads, clip_norm):
-  """`tf.clip_by_global_norm` as one XLA kernel: the squares are summed on
-  the fly instead of being written out (~10% of a BERT-Base float32 step
-  op by op); XLA sums in another order, so the norm differs in the last
-  bits."""
-  return tf.clip_by_global_norm(grads, clip_norm)[0]
+def _tf_variable(variable):
+  """The tf.Variable behind a Keras variable (a tf.Variable as it is)."""
+  return variable if isinstance(variable, tf.Variable) else variable.value
+
+
+def _clip_scale(grads, clip_norm):
+  """`tf.clip_by_global_norm`'s factor without the clipped copies. Its
+  norm (one L2Loss per tensor, multi-threaded) takes 0.02 s for BERT-Base
+  where an XLA-compiled sum of squares took 0.09 s."""
+  norm = tf.linalg.global_norm(grads)
+  return clip_norm * tf.minimum(1.0 / norm, 1.0 / clip_norm)
 
 
 class AdamWeightDecay(AllReduceThenClip, keras.optimizers.Optimizer):
   """Adam with decoupled weight decay and no bias correction (BERT's).
 
   `fused=False` runs the original's ops one by one (bit-exact float32);
-  `fused=True` compiles the global-norm clipping and each variable's update
-  with XLA (see `_fused_clip` and `_fused_update`).
+  `fused=True` computes only the global-norm clipping factor and applies it
+  inside each variable's XLA-compiled update (`_clip_scale`,
+  `_fused_update`).
   """
 
   def __init__(self, learning_rate=0.001, weight_decay_rate=0.01, beta_1=0.9,
@@ -155,29 +179,38 @@ class AdamWeightDecay(AllReduceThenClip, keras.optimizers.Optimizer):
     self._decay = [self.uses_weight_decay(v) for v in var_list]
 
   def _clip_reduced(self, grads):
-    if not (self.fused and self.global_clipnorm):
+    if not self.fused:
       return super()._clip_reduced(grads)
-    present = [i for i, g in enumerate(grads) if g is not None]
-    clipped = _fused_clip([grads[i] for i in present],
-                          tf.constant(self.global_clipnorm, tf.float32))
-    grads = list(grads)
-    for i, g in zip(present, clipped):
-      grads[i] = g
+    # Fused: the update multiplies each gradient by the clipping factor.
+    self._clip_factor = tf.constant(1.0)
+    if self.global_clipnorm:
+      self._clip_factor = _clip_scale([g for g in grads if g is not None],
+                                      float(self.global_clipnorm))
     return grads
 
   def update_step(self, gradient, variable, learning_rate):
     index = self._get_variable_index(variable)
     dtype = variable.dtype
-    update = _fused_update if self.fused else _adam_weight_decay_update
     # Dense, as the original: every row of the embedding table moves (its
     # gather gradient arrives as IndexedSlices).
     gradient = tf.cast(tf.convert_to_tensor(gradient), dtype)
     m, v = self._m[index], self._v[index]
-    new_variable, new_m, new_v = update(
-        gradient, tf.convert_to_tensor(variable), tf.convert_to_tensor(m),
-        tf.convert_to_tensor(v), tf.cast(learning_rate, dtype), self.beta_1,
-        self.beta_2, self.epsilon,
-        self.weight_decay_rate if self._decay[index] else 0.0)
+    args = (tf.cast(learning_rate, dtype), self.beta_1, self.beta_2,
+            self.epsilon,
+            self.weight_decay_rate if self._decay[index] else 0.0)
+    if self.fused and not tf.distribute.has_strategy():
+      _fused_update_in_place(gradient, self._clip_factor,
+                             _tf_variable(variable), _tf_variable(m),
+                             _tf_variable(v), *args)
+      return
+    # Under a strategy Keras' assign writes each replica's own copies.
+    values = (gradient, tf.convert_to_tensor(variable),
+              tf.convert_to_tensor(m), tf.convert_to_tensor(v))
+    if self.fused:
+      new_variable, new_m, new_v = _fused_update(values[0], self._clip_factor,
+                                                 *values[1:], *args)
+    else:
+      new_variable, new_m, new_v = _adam_weight_decay_update(*values, *args)
     self.assign(m, new_m)
     self.assign(v, new_v)
     self.assign(variable, new_variable)

@@ -1,4 +1,4 @@
-"""Dropout's float32 keep mask and the two attention paths."""
+"""Dropout's 16-bit keep mask and the two attention paths."""
 
 import keras
 import numpy as np
@@ -17,16 +17,32 @@ def _config(**overrides):
            num_attention_heads=4, intermediate_size=128), **overrides))
 
 
-def test_dropout_float32_is_keras_dropout():
-  """Same seed, same draws: the float32 mask is Keras' own, bit for bit."""
+def test_keep_mask_is_16_bit_halves_of_the_philox_draw():
+  """Element 2i is the low and 2i+1 the high half of the i-th 32-bit draw
+  of the row (little-endian), kept iff >= round(0.1 * 2**16) = 6554; an odd
+  row drops the unused last half."""
+  seed = tf.constant([4, 9], tf.int32)
+  for width in (300, 7):
+    mask = layer_utils.keep_mask([8, width], 0.1, seed).numpy()
+    bits = tf.random.stateless_uniform(
+        [8, (width + 1) // 2], seed, minval=None, maxval=None,
+        dtype=tf.uint32).numpy().astype(np.int64)
+    halves = np.stack([bits & 0xFFFF, bits >> 16], -1).reshape(8, -1)
+    np.testing.assert_array_equal(mask, halves[:, :width] >= 6554)
+
+
+def test_dropout_drops_the_same_elements_in_float32_and_bfloat16():
   x = tf.random.normal([8, 300], seed=3)
-  ours = layer_utils.Dropout(0.1, seed=7, dtype="float32")
-  theirs = keras.layers.Dropout(0.1, seed=7, dtype="float32")
-  a = ours(x, training=True).numpy()
-  np.testing.assert_array_equal(a, theirs(x, training=True).numpy())
-  np.testing.assert_array_equal(ours(x, training=False).numpy(), x.numpy())
+  a = layer_utils.Dropout(0.1, seed=7, dtype="float32")(x, training=True)
+  b = layer_utils.Dropout(0.1, seed=7, dtype="mixed_bfloat16")(
+      tf.cast(x, tf.bfloat16), training=True)
+  assert b.dtype == tf.bfloat16
+  a = a.numpy()
   kept = a != 0
+  np.testing.assert_array_equal(kept, b.numpy() != 0)
   np.testing.assert_allclose(a[kept], x.numpy()[kept] / 0.9, rtol=1e-6)
+  layer = layer_utils.Dropout(0.1, seed=7, dtype="float32")
+  np.testing.assert_array_equal(layer(x, training=False).numpy(), x.numpy())
 
 
 def test_dropout_rate_holds_in_bfloat16():
