@@ -13,7 +13,7 @@ e.g. bert-base-uncased, are known). Either way the folder holds
 `bert_model.ckpt.*`, `bert_config.json` and `vocab.txt`, and its path is
 printed. An existing complete folder is reused; a broken download resumes
 when the command is run again. Every file is verified before it is kept
-(`bert_tf.checkpoints.fetch`). Downloading needs no TensorFlow (only the
+(`bert_tf.checkpoints.transfer`). Downloading needs no TensorFlow (only the
 conversion of an HF model loads it).
 """
 
@@ -24,6 +24,7 @@ from absl import flags
 
 from bert_tf.checkpoints import fetch
 from bert_tf.checkpoints import model_registry
+from bert_tf.checkpoints import transfer
 from bert_tf.cli import app
 from bert_tf.io_utils import InputError
 
@@ -76,8 +77,8 @@ def fetch_hf(repo_id, output_dir, hf_endpoint=None, network=None):
 def fetch_model(name, output_dir, base_url=None, hf_endpoint=None,
                 retries=3, network=None):
   """Fetches registry model or HF repo `name`; returns its folder.
-  `network` (a `fetch.Network`) overrides `retries`."""
-  network = network or fetch.Network(retries=retries)
+  `network` (a `transfer.Network`) overrides `retries`."""
+  network = network or transfer.Network(retries=retries)
   kind, key = fetch.resolve_name(name)
   if kind == "hf":
     return fetch_hf(key, output_dir, hf_endpoint, network)
@@ -104,8 +105,8 @@ def main(argv):
                      "owner/name (--list shows the names)")
   if not FLAGS.output_dir:
     raise InputError("--output_dir is required")
-  network = fetch.Network(retries=FLAGS.retries, timeout=FLAGS.timeout,
-                          deadline=FLAGS.deadline)
+  network = transfer.Network(retries=FLAGS.retries, timeout=FLAGS.timeout,
+                             deadline=FLAGS.deadline)
   for name in names:
     try:
       model_dir = fetch_model(name, FLAGS.output_dir, FLAGS.base_url,

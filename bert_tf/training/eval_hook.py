@@ -50,7 +50,7 @@ from bert_tf.training.run_files import BEST_FILE
 from bert_tf.training.run_files import EVAL_DIR
 from bert_tf.training.run_files import HISTORY_FILE
 from bert_tf.training.run_files import STOP_FILE
-from bert_tf.training.trainer import write_scalars
+from bert_tf.training.summaries import write_scalars
 
 
 def _plain(value):

@@ -2,19 +2,16 @@
 
 A custom training loop under a `tf.distribute` strategy: host loops of
 `iterations_per_loop` steps (on one host other than a TPU, run as calls of
-about two seconds so that progress shows live: `progress.py`), optional XLA for the
-forward/backward pass, dynamic loss scaling under `mixed_float16`, gradient
-accumulation, checkpoints and TensorBoard summaries in `output_dir`, and
-resume from the latest checkpoint (model, optimizer slots, dropout RNG
-state, step and input position: the iterator is checkpointed on the default
-strategy; distributed iterators resume by skipping the batches already
-consumed, exact in deterministic mode).
-The global step is `optimizer.iterations` (one per update).
-
-Batch sizes stay global and per *update*: with `gradient_accumulation_steps`
-N each per-replica batch is split into N micro-batches whose gradients are
-averaged before one `optimizer.apply`, so N trades memory for time without
-changing the maths (the loss-mean case is equal to the unsplit batch).
+about two seconds so that progress shows live: `progress.py`), optional XLA
+for the forward/backward pass, dynamic loss scaling under `mixed_float16`,
+gradient accumulation (the steps: `train_steps.py`), checkpoints and
+TensorBoard summaries (`summaries.py`) in `output_dir`, and resume from the
+latest checkpoint (model, optimizer slots, dropout RNG state, step and
+input position: the iterator is checkpointed on the default strategy;
+distributed iterators resume by skipping the batches already consumed,
+exact in deterministic mode).
+The global step is `optimizer.iterations` (one per update); batch sizes
+stay global and per update, whatever `gradient_accumulation_steps`.
 
 The trainer knows only a `bert_tf.tasks.base.Task`: `task.build_model()`
 (called under `strategy.scope()`) gives a built model that maps the whole
@@ -47,29 +44,16 @@ from absl import logging
 import keras
 import numpy as np
 import tensorflow as tf
-from tensorflow.core.framework import summary_pb2
 
 from bert_tf.io_utils import InputError
-from bert_tf.training import batch_padding
 from bert_tf.training import checkpointing
 from bert_tf.training import distribution
 from bert_tf.training import inference
-from bert_tf.training import input_pipeline
 from bert_tf.training import run_files
+from bert_tf.training import train_steps
 from bert_tf.training.progress import HostLoopPacer
 from bert_tf.training.progress import Progress
-
-# TensorBoard's scalar plugin tag, written with the core op so that the
-# `tensorboard` package is not needed at training time.
-_SCALAR_METADATA = summary_pb2.SummaryMetadata(
-    plugin_data=summary_pb2.SummaryMetadata.PluginData(plugin_name="scalars"))
-
-
-def write_scalars(scalars, step):
-  """Writes {tag: number} as TensorBoard scalars to the default writer."""
-  for name, value in scalars.items():
-    tf.summary.write(name, tf.constant(value, tf.float32), step=step,
-                     metadata=_SCALAR_METADATA)
+from bert_tf.training.summaries import write_scalars
 
 
 class Trainer:
@@ -92,7 +76,6 @@ class Trainer:
     self.save_checkpoints_steps = save_checkpoints_steps
     self.keep_checkpoint_max = keep_checkpoint_max
     self.accumulation = gradient_accumulation_steps
-    self.use_xla = use_xla
     self.init_checkpoint_fn = init_checkpoint_fn
     self.progress = progress
     self.task = task
@@ -116,7 +99,9 @@ class Trainer:
     self._pacer = HostLoopPacer(whole_loops=(
         isinstance(self.strategy, tf.distribute.TPUStrategy) or
         distribution.num_workers(self.strategy) > 1))
-    self._grad_fn = tf.function(self._compute_gradients, jit_compile=use_xla)
+    self._update = train_steps.UpdateStep(
+        self.model, task.loss, self.optimizer, gradient_accumulation_steps,
+        use_xla)
 
   @property
   def global_step(self):
@@ -146,105 +131,12 @@ class Trainer:
 
   # -- Training -------------------------------------------------------------
 
-  def _compute_gradients(self, features, scale):
-    variables = self.model.trainable_variables
-    with tf.GradientTape() as tape:
-      outputs = self.model(features, training=True)
-      loss = tf.cast(self.task.loss(features, outputs), tf.float32) * scale
-      scaled_loss = self.optimizer.scale_loss(loss)
-    return loss, tape.gradient(scaled_loss, variables)
-
-  def _replica_step(self, features):
-    """One update on this replica's batch, as `accumulation` micro-batches."""
-    ctx = tf.distribute.get_replica_context()
-    n = self.accumulation
-    scale = 1.0 / (ctx.num_replicas_in_sync * n)
-    batch = tf.shape(tf.nest.flatten(features)[0])[0]
-    if n == 1:
-      loss, grads = self._grad_fn(features, scale)
-    else:
-      micro = batch_padding.split_batch(features, n)
-      loss, grads = self._grad_fn(batch_padding.take(micro, 0), scale)
-      present = [i for i, g in enumerate(grads) if g is not None]
-
-      def body(i, loss_sum, grad_sums):
-        step_loss, step_grads = self._grad_fn(
-            batch_padding.take(micro, i), scale)
-        return (i + 1, loss_sum + step_loss,
-                [s + step_grads[j] for s, j in zip(grad_sums, present)])
-
-      _, loss, sums = tf.while_loop(
-          lambda i, *_: i < n, body,
-          (tf.constant(1), loss, [grads[j] for j in present]))
-      grads = list(grads)
-      for j, total in zip(present, sums):
-        grads[j] = total
-    # Variables outside the loss (the pooler under SQuAD, as in the original)
-    # have no gradient: leave them out so Keras does not warn about them.
-    pairs = [(g, v) for g, v in zip(grads, self.model.trainable_variables)
-             if g is not None]
-    self.optimizer.apply([g for g, _ in pairs], [v for _, v in pairs])
-    return loss, batch
-
   def _make_train_loop(self):
-    strategy = self.strategy
-
-    @tf.function
-    def train_loop(iterator, num_steps):
-      loss_sum = tf.constant(0.0)
-      examples = tf.constant(0)
-      for _ in tf.range(num_steps):
-        loss, batch = strategy.run(self._replica_step, args=(next(iterator),))
-        loss_sum += strategy.reduce(tf.distribute.ReduceOp.SUM, loss, None)
-        examples += strategy.reduce(tf.distribute.ReduceOp.SUM, batch, None)
-      return loss_sum / tf.cast(num_steps, tf.float32), examples
-
-    return train_loop
+    return train_steps.make_train_loop(self.strategy,
+                                       self._update.replica_step)
 
   def _model_checkpoint(self, **more):
     return checkpointing.model_checkpoint(self.model, self.optimizer, **more)
-
-  def _check_batch_size(self, dataset_fn):
-    replicas = self.strategy.num_replicas_in_sync
-    spec = dataset_fn(tf.distribute.InputContext(
-        num_replicas_in_sync=replicas)).element_spec
-    batch = tf.nest.flatten(spec)[0].shape[0]
-    if batch is None or batch % self.accumulation:
-      raise InputError(
-          "per-replica batch %s (global batch / %d replicas) must be static "
-          "and divisible by --gradient_accumulation_steps=%d" %
-          (batch, replicas, self.accumulation))
-
-  def _input_iterator(self, dataset_fn, step):
-    """The training iterator positioned at `step`, and the full checkpoint.
-
-    Iterators of the default strategy are checkpointed (exact, shuffle buffer
-    included); distributed iterators are not trackable, so they resume by
-    skipping the batches of the first `step` steps (exact in deterministic
-    mode, where the input order is reproducible).
-    """
-    def untuned_fn(ctx):
-      return input_pipeline.without_autotune(dataset_fn(ctx))
-
-    iterator = iter(self.strategy.distribute_datasets_from_function(
-        untuned_fn))
-    # Only the default strategy's iterator is a (checkpointable) tf.data one.
-    if isinstance(iterator, tf.data.Iterator):
-      path = self._synced_checkpoint
-      names = [n for n, _ in tf.train.list_variables(path)] if path else []
-      if not step or any(n.startswith("data/") for n in names):
-        if step:
-          tf.train.Checkpoint(data=iterator).read(path).expect_partial()
-        return iterator, self._model_checkpoint(data=iterator)
-
-    def skipping_fn(ctx):
-      per_pipeline = ctx.num_replicas_in_sync // ctx.num_input_pipelines
-      return untuned_fn(ctx).skip(step * per_pipeline)
-
-    logging.info("Input: skipping the batches of %d steps", step)
-    iterator = iter(self.strategy.distribute_datasets_from_function(
-        skipping_fn))
-    return iterator, self._model_checkpoint()
 
   def _next_stop(self, step, num_steps):
     stop = min(num_steps, step + self.iterations_per_loop)
@@ -258,8 +150,7 @@ class Trainer:
   def _enter_unfreeze_phase(self, step):
     """The trainable layers of `step`'s phase; a new set retraces the step."""
     if self.unfreeze.enter(self.model, self.optimizer, step):
-      self._grad_fn = tf.function(self._compute_gradients,
-                                  jit_compile=self.use_xla)
+      self._update.retrace()
       self._train_loop = self._make_train_loop()
 
   def train(self, dataset_fn, num_steps, eval_hook=None):
@@ -293,8 +184,10 @@ class Trainer:
       logging.info("Already trained to step %d (num_steps=%d); not training.",
                    step, num_steps)
       return []
-    self._check_batch_size(dataset_fn)
-    iterator, checkpoint = self._input_iterator(dataset_fn, step)
+    train_steps.check_batch_size(self.strategy, dataset_fn, self.accumulation)
+    iterator, checkpoint = train_steps.resumed_input(
+        self.strategy, dataset_fn, step, self._synced_checkpoint,
+        self._model_checkpoint)
     manager = checkpointing.checkpoint_manager(
         checkpoint, self.output_dir, self.strategy, self.keep_checkpoint_max)
     self._train_loop = self._train_loop or self._make_train_loop()
@@ -312,8 +205,9 @@ class Trainer:
         stop = self._next_stop(step, num_steps)
         if eval_hook:
           stop = min(stop, eval_hook.next_stop(step, num_steps))
-        loss, examples = self._run_steps(iterator, step, stop, bar,
-                                         dataset_fn)
+        loss, examples = train_steps.run_host_loop(
+            self._train_loop, self._pacer, iterator, step, stop, bar,
+            getattr(dataset_fn, "input_files", ()))
         seconds = time.time() - start
         stats = {"loss": loss,
                  "learning_rate": float(self.optimizer.learning_rate),
@@ -334,34 +228,6 @@ class Trainer:
           break
     writer.flush()
     return history
-
-  def _run_steps(self, iterator, step, stop, bar, dataset_fn):
-    """Runs the steps step+1..stop (one host loop) in calls of the traced
-    loop sized by the pacer, the bar moving after each; -> (mean loss,
-    examples)."""
-    losses, examples, done = [], 0, step
-    while done < stop:
-      n = self._pacer.size(stop - done)
-      start = time.time()
-      try:
-        loss, count = self._train_loop(iterator, tf.constant(n))
-      except tf.errors.DataLossError as e:
-        raise InputError(input_pipeline.damaged_input(
-            getattr(dataset_fn, "input_files", ()), e)) from e
-      loss, count = float(loss), int(count)  # Waits for the steps.
-      self._pacer.record(n, time.time() - start)
-      if not np.isfinite(loss):
-        # A NaN/inf loss only spreads: stop before saving it.
-        raise InputError(
-            "training loss is %s in steps %d..%d: check --learning_rate, "
-            "the labels and the inputs (nothing of these steps was "
-            "saved)" % (loss, done + 1, done + n))
-      losses.append((loss, n))
-      examples, done = examples + count, done + n
-      bar.update(n, loss=loss, examples=count)
-    if len(losses) == 1:
-      return losses[0][0], examples
-    return sum(loss * n for loss, n in losses) / (stop - step), examples
 
   def _evaluate_with(self, eval_hook):
     """`eval_hook.evaluate` on the weights in memory; True: stop training."""
