@@ -57,6 +57,8 @@ class Dropout(keras.layers.Dropout):
   def call(self, inputs, training=False):
     if not training or not self.rate:
       return inputs
+    # The generator's int64 state as an int32 seed, as Keras' own draws
+    # fold it (XLA takes int32 seeds only).
     seed = tf.cast(tf.math.floormod(self.seed_generator.next(),
                                     tf.int32.max - 1), tf.int32)
     kept = inputs * keras.ops.cast(1.0 / (1.0 - self.rate), inputs.dtype)

@@ -182,10 +182,9 @@ class AdamWeightDecay(AllReduceThenClip, keras.optimizers.Optimizer):
     if not self.fused:
       return super()._clip_reduced(grads)
     # Fused: the update multiplies each gradient by the clipping factor.
-    self._clip_factor = tf.constant(1.0)
-    if self.global_clipnorm:
-      self._clip_factor = _clip_scale([g for g in grads if g is not None],
-                                      float(self.global_clipnorm))
+    self._clip_factor = tf.constant(1.0) if not self.global_clipnorm else (
+        _clip_scale([g for g in grads if g is not None],
+                    float(self.global_clipnorm)))
     return grads
 
   def update_step(self, gradient, variable, learning_rate):
@@ -204,16 +203,13 @@ class AdamWeightDecay(AllReduceThenClip, keras.optimizers.Optimizer):
                              _tf_variable(v), *args)
       return
     # Under a strategy Keras' assign writes each replica's own copies.
-    values = (gradient, tf.convert_to_tensor(variable),
-              tf.convert_to_tensor(m), tf.convert_to_tensor(v))
+    current = [tf.convert_to_tensor(t) for t in (variable, m, v)]
     if self.fused:
-      new_variable, new_m, new_v = _fused_update(values[0], self._clip_factor,
-                                                 *values[1:], *args)
+      new = _fused_update(gradient, self._clip_factor, *current, *args)
     else:
-      new_variable, new_m, new_v = _adam_weight_decay_update(*values, *args)
-    self.assign(m, new_m)
-    self.assign(v, new_v)
-    self.assign(variable, new_variable)
+      new = _adam_weight_decay_update(gradient, *current, *args)
+    for target, value in zip((variable, m, v), new):
+      self.assign(target, value)
 
   def get_config(self):
     config = super().get_config()
