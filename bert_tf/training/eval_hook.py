@@ -43,6 +43,7 @@ import tensorflow as tf
 from bert_tf.io_utils import InputError
 from bert_tf.training import run_files
 from bert_tf.training.choices import BEST_MODES
+from bert_tf.training.progress import write_scalars
 from bert_tf.training.run_files import BEST_CHECKPOINT
 from bert_tf.training.run_files import BEST_CONFIG
 from bert_tf.training.run_files import BEST_DIR
@@ -50,7 +51,6 @@ from bert_tf.training.run_files import BEST_FILE
 from bert_tf.training.run_files import EVAL_DIR
 from bert_tf.training.run_files import HISTORY_FILE
 from bert_tf.training.run_files import STOP_FILE
-from bert_tf.training.summaries import write_scalars
 
 
 def _plain(value):

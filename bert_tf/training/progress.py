@@ -9,6 +9,9 @@ a step), and the loop's boundaries — checkpoints, evaluation, the logged and
 TensorBoard statistics — stay where they were. `Progress` is the tqdm bar on
 a terminal and, when stderr is not one (a log file, a pipe), one log line
 at least every `log_seconds`: steps, loss, examples/s and the ETA.
+`write_scalars` writes the TensorBoard statistics of training and
+evaluation with the core `tf.summary.write` op and the scalar plugin's tag,
+so that the `tensorboard` package is not needed at training time.
 
 Example:
     pacer = HostLoopPacer(whole_loops=False)
@@ -18,14 +21,27 @@ Example:
       loss, examples = train_loop(iterator, n)
       pacer.record(n, time.time() - start)
       progress.update(n, loss=loss, examples=examples)
+    with tf.summary.create_file_writer("out").as_default():
+      write_scalars({"loss": 0.61, "learning_rate": 5e-5}, step=100)
 """
 
 import time
 
 from absl import logging
+import tensorflow as tf
+from tensorflow.core.framework import summary_pb2
 import tqdm
 
 LOG_SECONDS = 30.0
+_SCALAR_METADATA = summary_pb2.SummaryMetadata(
+    plugin_data=summary_pb2.SummaryMetadata.PluginData(plugin_name="scalars"))
+
+
+def write_scalars(scalars, step):
+  """Writes {tag: number} as TensorBoard scalars to the default writer."""
+  for name, value in scalars.items():
+    tf.summary.write(name, tf.constant(value, tf.float32), step=step,
+                     metadata=_SCALAR_METADATA)
 
 
 class HostLoopPacer:

@@ -5,7 +5,7 @@ A custom training loop under a `tf.distribute` strategy: host loops of
 about two seconds so that progress shows live: `progress.py`), optional XLA
 for the forward/backward pass, dynamic loss scaling under `mixed_float16`,
 gradient accumulation (the steps: `train_steps.py`), checkpoints and
-TensorBoard summaries (`summaries.py`) in `output_dir`, and resume from the
+TensorBoard summaries (`progress.py`) in `output_dir`, and resume from the
 latest checkpoint (model, optimizer slots, dropout RNG state, step and
 input position: the iterator is checkpointed on the default strategy;
 distributed iterators resume by skipping the batches already consumed,
@@ -53,7 +53,7 @@ from bert_tf.training import run_files
 from bert_tf.training import train_steps
 from bert_tf.training.progress import HostLoopPacer
 from bert_tf.training.progress import Progress
-from bert_tf.training.summaries import write_scalars
+from bert_tf.training.progress import write_scalars
 
 
 class Trainer:
