@@ -11,6 +11,7 @@ Example:
 import keras
 import tensorflow as tf
 
+from bert_tf.modeling import xla_fused
 from bert_tf.modeling.bert_config import LAYER_NORM_EPSILON
 
 # tf.contrib.layers.layer_norm's epsilon for float32 (Keras defaults to 1e-3).
@@ -71,11 +72,24 @@ def dropout(rate, policy):
   return Dropout(rate, dtype=policy)
 
 
+class LayerNorm(keras.layers.LayerNormalization):
+  """keras LayerNormalization of `inputs + residual`: when training, one
+  XLA kernel each way (`xla_fused.add_layer_norm`)."""
+
+  def call(self, inputs, residual=None, training=False):
+    if residual is None:
+      return super().call(inputs)
+    if training:
+      return xla_fused.add_layer_norm(
+          inputs, residual, tf.convert_to_tensor(self.gamma),
+          tf.convert_to_tensor(self.beta), self.epsilon)
+    return super().call(inputs + residual)
+
+
 def layer_norm(name, policy):
   """LayerNorm over the last axis; Keras computes it in float32 even when
   the policy is float16/bfloat16."""
-  return keras.layers.LayerNormalization(
-      epsilon=LAYER_NORM_EPSILON, name=name, dtype=policy)
+  return LayerNorm(epsilon=LAYER_NORM_EPSILON, name=name, dtype=policy)
 
 
 def dense_variables(prefix, layer):

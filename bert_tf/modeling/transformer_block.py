@@ -12,6 +12,7 @@ Example:
 import keras
 
 from bert_tf.modeling import layer_utils
+from bert_tf.modeling import xla_fused
 from bert_tf.modeling.activations import get_activation
 from bert_tf.modeling.bert_self_attention import BertSelfAttention
 
@@ -26,9 +27,11 @@ class TransformerBlock(keras.layers.Layer):
     self.attention = BertSelfAttention(config, name="self", dtype=policy)
     self.attention_output = layer_utils.dense(config, h, "dense", policy)
     self.attention_layer_norm = layer_utils.layer_norm("LayerNorm", policy)
-    self.intermediate = layer_utils.dense(
-        config, i, "intermediate_dense", policy,
-        activation=get_activation(config.hidden_act))
+    # The activation outside the Dense: training runs its fused XLA form.
+    self.intermediate = layer_utils.dense(config, i, "intermediate_dense",
+                                          policy)
+    self.activation = get_activation(config.hidden_act)
+    self.training_activation = xla_fused.activation(self.activation)
     self.output_dense = layer_utils.dense(config, h, "output_dense", policy)
     self.output_layer_norm = layer_utils.layer_norm("output_LayerNorm", policy)
     self.dropout = layer_utils.dropout(config.hidden_dropout_prob, policy)
@@ -49,10 +52,13 @@ class TransformerBlock(keras.layers.Layer):
                              return_probs=return_attention)
     context, probs = outputs if return_attention else (outputs, None)
     a = self.dropout(self.attention_output(context), training=training)
-    a = self.attention_layer_norm(a + flat)
-    y = self.dropout(self.output_dense(self.intermediate(a)),
-                     training=training)
-    y = keras.ops.reshape(self.output_layer_norm(y + a), shape)
+    a = self.attention_layer_norm(a, flat, training=training)
+    h = self.intermediate(a)
+    act = self.training_activation if training else self.activation
+    h = act(h) if act else h
+    y = self.dropout(self.output_dense(h), training=training)
+    y = self.output_layer_norm(y, a, training=training)
+    y = keras.ops.reshape(y, shape)
     return (y, probs) if return_attention else y
 
   def tf1_variables(self, prefix):
