@@ -11,7 +11,6 @@ Example:
 import keras
 import tensorflow as tf
 
-from bert_tf.modeling import xla_fused
 from bert_tf.modeling.bert_config import LAYER_NORM_EPSILON
 
 # tf.contrib.layers.layer_norm's epsilon for float32 (Keras defaults to 1e-3).
@@ -55,41 +54,31 @@ class Dropout(keras.layers.Dropout):
   """keras Dropout with `keep_mask`'s mask (the same elements dropped in
   float32 and bfloat16 for the same seed)."""
 
-  def call(self, inputs, training=False):
-    if not training or not self.rate:
-      return inputs
+  def keep(self, shape):
+    """The next bool keep mask of `shape` (advances the layer's seed)."""
     # The generator's int64 state as an int32 seed, as Keras' own draws
     # fold it (XLA takes int32 seeds only).
     seed = tf.cast(tf.math.floormod(self.seed_generator.next(),
                                     tf.int32.max - 1), tf.int32)
+    return keep_mask(shape, self.rate, seed)
+
+  def call(self, inputs, training=False):
+    if not training or not self.rate:
+      return inputs
     kept = inputs * keras.ops.cast(1.0 / (1.0 - self.rate), inputs.dtype)
-    return keras.ops.where(
-        keep_mask(tf.shape(inputs), self.rate, seed), kept,
-        keras.ops.zeros_like(inputs))
+    return keras.ops.where(self.keep(tf.shape(inputs)), kept,
+                           keras.ops.zeros_like(inputs))
 
 
 def dropout(rate, policy):
   return Dropout(rate, dtype=policy)
 
 
-class LayerNorm(keras.layers.LayerNormalization):
-  """keras LayerNormalization of `inputs + residual`: when training, one
-  XLA kernel each way (`xla_fused.add_layer_norm`)."""
-
-  def call(self, inputs, residual=None, training=False):
-    if residual is None:
-      return super().call(inputs)
-    if training:
-      return xla_fused.add_layer_norm(
-          inputs, residual, tf.convert_to_tensor(self.gamma),
-          tf.convert_to_tensor(self.beta), self.epsilon)
-    return super().call(inputs + residual)
-
-
 def layer_norm(name, policy):
   """LayerNorm over the last axis; Keras computes it in float32 even when
   the policy is float16/bfloat16."""
-  return LayerNorm(epsilon=LAYER_NORM_EPSILON, name=name, dtype=policy)
+  return keras.layers.LayerNormalization(
+      epsilon=LAYER_NORM_EPSILON, name=name, dtype=policy)
 
 
 def dense_variables(prefix, layer):

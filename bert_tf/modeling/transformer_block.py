@@ -27,11 +27,10 @@ class TransformerBlock(keras.layers.Layer):
     self.attention = BertSelfAttention(config, name="self", dtype=policy)
     self.attention_output = layer_utils.dense(config, h, "dense", policy)
     self.attention_layer_norm = layer_utils.layer_norm("LayerNorm", policy)
-    # The activation outside the Dense: training runs its fused XLA form.
+    # The activation outside the Dense: training fuses it with the bias.
     self.intermediate = layer_utils.dense(config, i, "intermediate_dense",
                                           policy)
     self.activation = get_activation(config.hidden_act)
-    self.training_activation = xla_fused.activation(self.activation)
     self.output_dense = layer_utils.dense(config, h, "output_dense", policy)
     self.output_layer_norm = layer_utils.layer_norm("output_LayerNorm", policy)
     self.dropout = layer_utils.dropout(config.hidden_dropout_prob, policy)
@@ -51,15 +50,30 @@ class TransformerBlock(keras.layers.Layer):
                              seq=shape[1], training=training,
                              return_probs=return_attention)
     context, probs = outputs if return_attention else (outputs, None)
-    a = self.dropout(self.attention_output(context), training=training)
-    a = self.attention_layer_norm(a, flat, training=training)
-    h = self.intermediate(a)
-    act = self.training_activation if training else self.activation
-    h = act(h) if act else h
-    y = self.dropout(self.output_dense(h), training=training)
-    y = self.output_layer_norm(y, a, training=training)
+    if training:  # the same function, its element-wise work fused by XLA
+      a = self._fused_output(self.attention_output, context, flat,
+                             self.attention_layer_norm)
+      h = xla_fused.bias_activation(
+          keras.ops.matmul(a, self.intermediate.kernel),
+          self.intermediate.bias, self.activation)
+      y = self._fused_output(self.output_dense, h, a, self.output_layer_norm)
+    else:
+      a = self.attention_layer_norm(self.attention_output(context) + flat)
+      h = self.intermediate(a)
+      h = self.activation(h) if self.activation else h
+      y = self.output_layer_norm(self.output_dense(h) + a)
     y = keras.ops.reshape(y, shape)
     return (y, probs) if return_attention else y
+
+  def _fused_output(self, dense, x, residual, norm):
+    """norm(dropout(dense(x)) + residual): the matmul in TF (oneDNN), the
+    rest one XLA kernel each way."""
+    y = keras.ops.matmul(x, dense.kernel)
+    rate = self.dropout.rate
+    keep = self.dropout.keep(keras.ops.shape(y)) if rate else None
+    return xla_fused.bias_dropout_add_norm(y, dense.bias, keep, residual,
+                                           norm.gamma, norm.beta,
+                                           norm.epsilon, rate)
 
   def tf1_variables(self, prefix):
     """Original names under `prefix` (e.g. `bert/encoder/layer_0`)."""

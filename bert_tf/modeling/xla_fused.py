@@ -1,25 +1,28 @@
-"""Element-wise training ops as one XLA kernel forward and one backward.
+"""The element-wise work around a transformer block's matmuls, when
+training, as one XLA kernel forward and one backward.
 
 Example:
-    act = xla_fused.activation(get_activation("gelu"))
-    y = act(x)                                   # same values as gelu(x)
-    z = xla_fused.add_layer_norm(y, x, gamma, beta, 1e-12)  # LN(y + x)
+    h = xla_fused.bias_activation(x @ kernel, bias, gelu)      # gelu(x + b)
+    y = xla_fused.bias_dropout_add_norm(x @ kernel, bias, keep, residual,
+                                        gamma, beta, epsilon=1e-12, rate=0.1)
+    # LayerNorm(dropout(x + b) + residual), dropping where `keep` is False
 
-Why: TensorFlow runs a GELU, a LayerNorm and their gradients on CPU as
-~10 separate passes over the activations each. XLA fuses each direction
-into one pass: for a [1024, 3072] GELU forward + backward 14 -> 5 ms in
-bfloat16 and 18 -> 5.5 ms in float32, for residual + LayerNorm on
-[1024, 768] ~6 -> ~4 ms (2 cores) — about 5% of a BERT-Base training step.
-The backward kernel recomputes the forward from the saved inputs (a few
-flops per element, no extra memory) and differentiates it with the tape
-inside the compiled function, so no derivative is written by hand. Only
-training uses these: predicting keeps the plain ops, which oneDNN fuses
-into its MatMul (+ BiasAdd + GELU), and exports stay free of XLA.
+Why: on CPU TensorFlow runs each of these as ~10 separate passes over the
+activations (bias add and its gradient, GELU, dropout's scaling and
+select, the residual, LayerNorm and their gradients). XLA fuses each
+direction into one pass: a [1024, 3072] GELU forward + backward went from
+14 to 5 ms in bfloat16 and 18 to 5.5 ms in float32 (2 cores), about 5% of
+a BERT-Base training step. The backward kernel recomputes the forward from
+the saved inputs (a few flops per element, no extra memory) and
+differentiates it with the tape inside the compiled function, so no
+derivative is written by hand. Only training uses these: predicting keeps
+the plain ops, which oneDNN fuses into its MatMul (+ BiasAdd + GELU), and
+exports stay free of XLA.
 
 Half-precision inputs are computed in float32 inside the kernel and
 rounded once at the end (TF's bfloat16 element-wise ops round after every
-op); float32 results differ from the plain ops in the last bits (XLA
-contracts a*b + c into fused multiply-adds).
+op); float32 results differ from the plain ops in the last bits (XLA's tanh
+and its fused multiply-adds).
 """
 
 import functools
@@ -29,45 +32,65 @@ import tensorflow as tf
 
 
 def fused(fn):
-  """`fn(*tensors) -> tensor` with a forward and a backward XLA kernel."""
+  """`fn(*tensors) -> tensor` with a forward and a backward XLA kernel.
+
+  Non-float inputs (a bool mask) get no gradient; variables may be passed.
+  """
   forward = tf.function(fn, jit_compile=True, autograph=False)
 
   @tf.function(jit_compile=True, autograph=False)
   def backward(args, dy):
+    floats = [a for a in args if a.dtype.is_floating]
     with tf.GradientTape() as tape:
-      tape.watch(args)
+      tape.watch(floats)
       y = fn(*args)
-    return tape.gradient(y, args, output_gradients=dy)
+    grads = iter(tape.gradient(y, floats, output_gradients=dy))
+    return [next(grads) if a.dtype.is_floating else None for a in args]
 
   @tf.custom_gradient
   def op(*args):
     return forward(*args), lambda dy: backward(list(args), dy)
 
-  return op
+  # Variables are read (and autocast) outside: the gradient then reaches
+  # them through their reads.
+  return lambda *args: op(*[tf.convert_to_tensor(a) for a in args])
 
 
-def _in_float32(fn):
-  """fn on at least float32 values, the result in the input's dtype."""
-  def wide(x):
-    compute = keras.backend.result_type(x.dtype, "float32")
-    return tf.cast(fn(tf.cast(x, compute)), x.dtype)
-  return wide
+def _wide(x):
+  """x in at least float32."""
+  return tf.cast(x, keras.backend.result_type(x.dtype, "float32"))
 
 
 @functools.cache  # one compiled kernel per function, shared by the layers
-def activation(fn):
-  """The fused training form of an activation function (None stays None)."""
-  return None if fn is None else fused(_in_float32(fn))
+def _bias_activation(fn):
+  def bias_activation(x, bias):
+    y = _wide(x) + tf.cast(bias, _wide(x).dtype)
+    return tf.cast(y if fn is None else fn(y), x.dtype)
+  return fused(bias_activation)
+
+
+def bias_activation(x, bias, fn):
+  """fn(x + bias) (fn None: identity), computed in at least float32."""
+  return _bias_activation(fn)(x, bias)
 
 
 @functools.cache
-def _add_layer_norm(epsilon):
-  # The sum in the inputs' dtype first, as `LayerNorm(x + residual)` does;
-  # keras' layer_normalization computes in float32 and casts back.
-  return fused(lambda x, residual, gamma, beta: keras.ops.layer_normalization(
-      x + residual, gamma, beta, epsilon=epsilon))
+def _bias_dropout_add_norm(epsilon, rate):
+  def bias_dropout_add_norm(x, bias, residual, gamma, beta, *keep):
+    wide = _wide(x)
+    y = wide + tf.cast(bias, wide.dtype)
+    if keep:
+      y = tf.where(keep[0], y * (1.0 / (1.0 - rate)), tf.zeros_like(y))
+    y = keras.ops.layer_normalization(
+        y + tf.cast(residual, wide.dtype), gamma, beta, epsilon=epsilon)
+    return tf.cast(y, x.dtype)
+  return fused(bias_dropout_add_norm)
 
 
-def add_layer_norm(x, residual, gamma, beta, epsilon):
-  """LayerNorm(x + residual) with gamma/beta: one kernel each way."""
-  return _add_layer_norm(epsilon)(x, residual, gamma, beta)
+def bias_dropout_add_norm(x, bias, keep, residual, gamma, beta, epsilon,
+                          rate):
+  """LayerNorm(dropout(x + bias) + residual) with gamma/beta; `keep` is
+  dropout's bool mask (None: no dropout), kept values scaled 1/(1-rate)."""
+  op = _bias_dropout_add_norm(float(epsilon), float(rate))
+  extra = [] if keep is None else [keep]
+  return op(x, bias, residual, gamma, beta, *extra)

@@ -19,49 +19,64 @@ def _value_and_grads(fn, args, dy):
   return [y] + tape.gradient(y, args, output_gradients=dy)
 
 
-@pytest.mark.parametrize("name", ["gelu", "gelu_exact", "relu"])
-def test_activation_in_float32_equals_autodiff(name):
-  plain = get_activation(name)
+@pytest.mark.parametrize("name", ["gelu", "gelu_exact", "relu", "linear"])
+def test_bias_activation_in_float32_equals_autodiff(name):
+  fn = get_activation(name)
   x = tf.random.normal([64, 96], seed=1) * 3
+  bias = tf.random.normal([96], seed=3)
   dy = tf.random.normal([64, 96], seed=2)
-  want = _value_and_grads(plain, [x], dy)
-  got = _value_and_grads(xla_fused.activation(plain), [x], dy)
+  plain = lambda x, b: x + b if fn is None else fn(x + b)  # noqa: E731
+  want = _value_and_grads(plain, [x, bias], dy)
+  got = _value_and_grads(
+      lambda x, b: xla_fused.bias_activation(x, b, fn), [x, bias], dy)
   # XLA's CPU tanh is within ~3e-6 of TF's; 1 + tanh cancels near -1.
   for w, g in zip(want, got):
     np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-5, atol=1e-5)
 
 
-def test_bfloat16_activation_is_float32_math_rounded_once():
+def test_bfloat16_bias_activation_is_float32_math_rounded_once():
   """bfloat16 in and out, float32 inside: the float32 GELU and its
   gradient rounded to bfloat16 (one rounding, so within one bfloat16 step
   of 2**-8 relative)."""
-  x32 = tf.random.normal([64, 96], seed=1) * 3
-  x, dy = tf.cast(x32, tf.bfloat16), tf.cast(tf.random.normal([64, 96]),
-                                             tf.bfloat16)
-  y, dx = _value_and_grads(xla_fused.activation(get_activation("gelu")),
-                           [x], dy)
-  assert y.dtype == dx.dtype == tf.bfloat16
-  want_y, want_dx = _value_and_grads(
-      get_activation("gelu"), [tf.cast(x, tf.float32)], tf.cast(dy, tf.float32))
-  for got, want in ((y, want_y), (dx, want_dx)):
-    np.testing.assert_allclose(tf.cast(got, tf.float32).numpy(), want.numpy(),
+  x = tf.cast(tf.random.normal([64, 96], seed=1) * 3, tf.bfloat16)
+  bias = tf.cast(tf.random.normal([96], seed=3), tf.bfloat16)
+  dy = tf.cast(tf.random.normal([64, 96], seed=2), tf.bfloat16)
+  gelu = get_activation("gelu")
+  got = _value_and_grads(
+      lambda x, b: xla_fused.bias_activation(x, b, gelu), [x, bias], dy)
+  assert [t.dtype for t in got] == [tf.bfloat16] * 3
+  wide = [tf.cast(t, tf.float32) for t in (x, bias, dy)]
+  want = _value_and_grads(lambda x, b: gelu(x + b), wide[:2], wide[2])
+  # The bias gradient sums 64 rounded terms in float32, then rounds.
+  for g, w in zip(got, want):
+    np.testing.assert_allclose(tf.cast(g, tf.float32).numpy(), w.numpy(),
                                rtol=2**-8, atol=1e-5)
 
 
-def test_add_layer_norm_equals_keras_layer_norm_and_its_gradients():
-  x = tf.random.normal([32, 48], seed=3)
-  residual = tf.random.normal([32, 48], seed=4)
-  gamma = tf.random.normal([48], seed=5)
-  beta = tf.random.normal([48], seed=6)
-  dy = tf.random.normal([32, 48], seed=7)
-  plain = lambda x, r, g, b: keras.ops.layer_normalization(  # noqa: E731
-      x + r, g, b, epsilon=1e-12)
-  want = _value_and_grads(plain, [x, residual, gamma, beta], dy)
+@pytest.mark.parametrize("rate", [0.0, 0.25])
+def test_bias_dropout_add_norm_equals_plain_ops_and_their_gradients(rate):
+  """LayerNorm(where(keep, (x + b) / (1 - rate), 0) + residual) by
+  TensorFlow's ops and autodiff, float32."""
+  x, residual, dy = (tf.random.normal([32, 48], seed=s) for s in (3, 4, 7))
+  bias, gamma, beta = (tf.random.normal([48], seed=s) for s in (5, 6, 8))
+  keep = tf.random.uniform([32, 48], seed=9) >= rate if rate else None
+
+  def plain(x, b, r, g, be):
+    y = x + b
+    if keep is not None:
+      y = tf.where(keep, y / (1 - rate), 0.0)
+    return keras.ops.layer_normalization(y + r, g, be, epsilon=1e-12)
+
+  args = [x, bias, residual, gamma, beta]
+  want = _value_and_grads(plain, args, dy)
   got = _value_and_grads(
-      lambda *t: xla_fused.add_layer_norm(*t, epsilon=1e-12),
-      [x, residual, gamma, beta], dy)
+      lambda x, b, r, g, be: xla_fused.bias_dropout_add_norm(
+          x, b, keep, r, g, be, epsilon=1e-12, rate=rate), args, dy)
   for w, g in zip(want, got):
     np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-5, atol=2e-5)
+  if keep is not None:  # a dropped input gets no gradient
+    assert float(tf.reduce_max(tf.abs(tf.boolean_mask(
+        got[1 + 0], ~keep)))) == 0.0
 
 
 @pytest.mark.parametrize("policy,tol", [("float32", 2e-5),
