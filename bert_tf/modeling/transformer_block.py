@@ -27,10 +27,9 @@ class TransformerBlock(keras.layers.Layer):
     self.attention = BertSelfAttention(config, name="self", dtype=policy)
     self.attention_output = layer_utils.dense(config, h, "dense", policy)
     self.attention_layer_norm = layer_utils.layer_norm("LayerNorm", policy)
-    # The activation outside the Dense: training fuses it with the bias.
-    self.intermediate = layer_utils.dense(config, i, "intermediate_dense",
-                                          policy)
-    self.activation = get_activation(config.hidden_act)
+    self.intermediate = layer_utils.dense(
+        config, i, "intermediate_dense", policy,
+        activation=get_activation(config.hidden_act))
     self.output_dense = layer_utils.dense(config, h, "output_dense", policy)
     self.output_layer_norm = layer_utils.layer_norm("output_LayerNorm", policy)
     self.dropout = layer_utils.dropout(config.hidden_dropout_prob, policy)
@@ -55,13 +54,13 @@ class TransformerBlock(keras.layers.Layer):
                              self.attention_layer_norm)
       h = xla_fused.bias_activation(
           keras.ops.matmul(a, self.intermediate.kernel),
-          self.intermediate.bias, self.activation)
+          self.intermediate.bias, self.intermediate.activation)
       y = self._fused_output(self.output_dense, h, a, self.output_layer_norm)
     else:
       a = self.attention_layer_norm(self.attention_output(context) + flat)
-      h = self.intermediate(a)
-      h = self.activation(h) if self.activation else h
-      y = self.output_layer_norm(self.output_dense(h) + a)
+      # Dense applies the activation: oneDNN fuses MatMul + BiasAdd + GELU
+      # only inside the layer.
+      y = self.output_layer_norm(self.output_dense(self.intermediate(a)) + a)
     y = keras.ops.reshape(y, shape)
     return (y, probs) if return_attention else y
 
