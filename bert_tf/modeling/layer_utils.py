@@ -65,9 +65,14 @@ class Dropout(keras.layers.Dropout):
   def call(self, inputs, training=False):
     if not training or not self.rate:
       return inputs
-    kept = inputs * keras.ops.cast(1.0 / (1.0 - self.rate), inputs.dtype)
-    return keras.ops.where(self.keep(tf.shape(inputs)), kept,
-                           keras.ops.zeros_like(inputs))
+    return apply_keep(inputs, self.keep(tf.shape(inputs)), self.rate)
+
+
+def apply_keep(x, keep, rate):
+  """Dropout with mask `keep`: kept values scaled by 1/(1 - rate), the
+  others 0."""
+  kept = x * keras.ops.cast(1.0 / (1.0 - rate), x.dtype)
+  return keras.ops.where(keep, kept, keras.ops.zeros_like(x))
 
 
 def dropout(rate, policy):

@@ -30,6 +30,8 @@ import functools
 import keras
 import tensorflow as tf
 
+from bert_tf.modeling import layer_utils
+
 
 def fused(fn):
   """`fn(*tensors) -> tensor` with a forward and a backward XLA kernel.
@@ -64,7 +66,8 @@ def _wide(x):
 @functools.cache  # one compiled kernel per function, shared by the layers
 def _bias_activation(fn):
   def bias_activation(x, bias):
-    y = _wide(x) + tf.cast(bias, _wide(x).dtype)
+    wide = _wide(x)
+    y = wide + tf.cast(bias, wide.dtype)
     return tf.cast(y if fn is None else fn(y), x.dtype)
   return fused(bias_activation)
 
@@ -80,7 +83,7 @@ def _bias_dropout_add_norm(epsilon, rate):
     wide = _wide(x)
     y = wide + tf.cast(bias, wide.dtype)
     if keep:
-      y = tf.where(keep[0], y * (1.0 / (1.0 - rate)), tf.zeros_like(y))
+      y = layer_utils.apply_keep(y, keep[0], rate)
     y = keras.ops.layer_normalization(
         y + tf.cast(residual, wide.dtype), gamma, beta, epsilon=epsilon)
     return tf.cast(y, x.dtype)
