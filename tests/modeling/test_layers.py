@@ -63,10 +63,11 @@ def test_dropout_rate_holds_in_bfloat16():
 @pytest.mark.parametrize("policy", ["float32", "mixed_bfloat16"])
 @pytest.mark.parametrize("hidden", [64, 48])  # scale 1/4 (q scaled), 1/sqrt(12)
 def test_fused_attention_equals_explicit(policy, hidden):
-  """Without probabilities or dropout the layer takes Keras'
-  dot_product_attention; its context equals the explicit path's exactly,
-  padded keys included, and the probabilities are the float32 softmax of
-  the scaled scores computed here by hand."""
+  """Without probabilities or dropout the layer takes the einsum path (its
+  bfloat16 softmax, predicting, on bfloat16 scores); its context equals
+  the explicit path's (float32 softmax) exactly, padded keys included, and
+  the probabilities are the float32 softmax of the scaled scores computed
+  here by hand."""
   with distribution.policy_scope(policy):
     attention = BertSelfAttention(_config(hidden_size=hidden), dtype=policy)
   x = tf.random.normal([3 * 24, hidden], seed=5)
