@@ -12,6 +12,7 @@ import keras
 import tensorflow as tf
 
 from bert_tf.modeling.bert_config import LAYER_NORM_EPSILON
+from bert_tf.modeling.layer_norm import LayerNorm
 
 # tf.contrib.layers.layer_norm's epsilon for float32 (Keras defaults to 1e-3).
 
@@ -81,9 +82,8 @@ def dropout(rate, policy):
 
 def layer_norm(name, policy):
   """LayerNorm over the last axis; Keras computes it in float32 even when
-  the policy is float16/bfloat16."""
-  return keras.layers.LayerNormalization(
-      epsilon=LAYER_NORM_EPSILON, name=name, dtype=policy)
+  the policy is float16/bfloat16 (predicting, see `layer_norm.LayerNorm`)."""
+  return LayerNorm(epsilon=LAYER_NORM_EPSILON, name=name, dtype=policy)
 
 
 def dense_variables(prefix, layer):
