@@ -28,6 +28,7 @@ from data_prep.beam import pipeline as beam_pipeline
 from data_prep.squad import flags as squad_flags
 from data_prep.squad.example import load_squad_examples
 from data_prep.squad.writer import encoder_settings
+from data_prep.squad.writer import gc_paused
 from data_prep.squad.writer import write_squad_features
 
 FLAGS = flags.FLAGS
@@ -82,7 +83,8 @@ def main(argv):
   beam_args = beam_pipeline.check_beam_args(argv)
   require_file(FLAGS.input_file, "input_file")
   # A bad vocabulary fails before the examples are read.
-  load_tokenizer(FLAGS.vocab_file, FLAGS.do_lower_case, FLAGS.spm_model_file)
+  tokenizer = load_tokenizer(FLAGS.vocab_file, FLAGS.do_lower_case,
+                             FLAGS.spm_model_file)
   if not FLAGS.output_file:
     raise InputError("--output_file is required")
   if FLAGS.num_workers < 1:
@@ -91,8 +93,9 @@ def main(argv):
   if features_file is None and not FLAGS.is_training:
     features_file = FLAGS.output_file + ".features.jsonl"
   start = time.time()
-  examples, skipped = load_squad_examples(FLAGS.input_file, FLAGS.is_training,
-                                          FLAGS.version_2_with_negative)
+  with gc_paused():
+    examples, skipped = load_squad_examples(
+        FLAGS.input_file, FLAGS.is_training, FLAGS.version_2_with_negative)
   if FLAGS.is_training and FLAGS.shuffle_train_examples:
     random.Random(12345).shuffle(examples)
   if FLAGS.runner:
@@ -112,7 +115,7 @@ def main(argv):
         features_file, FLAGS.max_seq_length, FLAGS.doc_stride,
         FLAGS.max_query_length, FLAGS.is_training,
         num_workers=FLAGS.num_workers, progress=True,
-        spm_model_file=FLAGS.spm_model_file)
+        spm_model_file=FLAGS.spm_model_file, tokenizer=tokenizer)
   seconds = max(time.time() - start, 1e-9)
   print("examples: %d, features: %d, skipped answers: %d, throughput: %.0f "
         "examples/s (%.0f features/s), wrote %s" %

@@ -22,6 +22,7 @@ import collections
 import contextlib
 import gc
 import multiprocessing
+import sys
 
 from bert_tf.io_utils import atomic_output
 from bert_tf.records.example_bytes import example_bytes
@@ -42,8 +43,11 @@ _worker_state = None
 
 
 def new_encoder(vocab_file, do_lower_case, max_seq_length, doc_stride,
-                 max_query_length, is_training, with_sidecar, spm_model_file):
-  tokenizer = load_tokenizer(vocab_file, do_lower_case, spm_model_file)
+                 max_query_length, is_training, with_sidecar, spm_model_file,
+                 tokenizer=None):
+  """`tokenizer`: one already loaded for these files (skips reloading)."""
+  if tokenizer is None:
+    tokenizer = load_tokenizer(vocab_file, do_lower_case, spm_model_file)
   return FeatureEncoder(tokenizer, max_seq_length, doc_stride,
                         max_query_length, is_training, with_sidecar)
 
@@ -115,9 +119,9 @@ def _converted_chunks(examples, encoder, encoder_args, num_workers):
 
 
 def _progress_bar(total, progress):
-  """tqdm when asked for: its import (~30 ms) is a twentieth of a dev-set
-  conversion."""
-  if not progress:
+  """tqdm when asked for and stderr is a terminal (tqdm shows no bar
+  elsewhere): its import (~20 ms) is a fiftieth of a dev-set conversion."""
+  if not progress or not sys.stderr.isatty():
     return contextlib.nullcontext(_NoBar())
   import tqdm  # pylint: disable=g-import-not-at-top
   return tqdm.tqdm(total=total, unit="ex", disable=None)
@@ -130,10 +134,11 @@ class _NoBar:
 
 
 @contextlib.contextmanager
-def _gc_paused():
-  """Pauses the cycle collector: conversion makes millions of acyclic
-  objects, and each full collection re-traverses every live container (the
-  examples, the token caches) -- about a third of the run time otherwise."""
+def gc_paused():
+  """Pauses the cycle collector: reading and conversion make millions of
+  acyclic objects, and each full collection re-traverses every live
+  container (the JSON, the examples, the token caches) -- about a third of
+  the conversion time otherwise, and ~15-60 ms of reading the dev set."""
   enabled = gc.isenabled()
   gc.disable()
   try:
@@ -146,20 +151,21 @@ def _gc_paused():
 def write_squad_features(examples, vocab_file, do_lower_case, output_file,
                          features_file, max_seq_length, doc_stride,
                          max_query_length, is_training, num_workers=1,
-                         progress=False, spm_model_file=None):
+                         progress=False, spm_model_file=None, tokenizer=None):
   """Writes the TFRecord (and the sidecar if `features_file`); -> Counts.
 
   `spm_model_file`: tokenize with this SentencePiece model instead of
   `vocab_file` (each context word on its own, as with WordPiece).
+  `tokenizer`: the one these files give, if the caller loaded it already.
   """
   encoder_args = encoder_settings(vocab_file, do_lower_case, max_seq_length,
                                   doc_stride, max_query_length, is_training,
                                   bool(features_file), spm_model_file)
   # Validates the settings and the vocab before any worker starts.
-  encoder = new_encoder(*encoder_args)
+  encoder = new_encoder(*encoder_args, tokenizer=tokenizer)
   unique_id = FIRST_UNIQUE_ID
   with contextlib.ExitStack() as stack:
-    stack.enter_context(_gc_paused())
+    stack.enter_context(gc_paused())
     out = open_outputs(stack, output_file, features_file, encoder_args)
     bar = stack.enter_context(_progress_bar(len(examples), progress))
     for num_examples, converted in _converted_chunks(examples, encoder,
