@@ -58,6 +58,8 @@ class LayerNorm(keras.layers.LayerNormalization):
   as one fused kernel."""
 
   def call(self, inputs, training=False):
-    if training or not _fusable() or not 2 <= len(inputs.shape) <= 3:
+    # The kernel's ranks and types; float16 keeps Keras' float32 math.
+    if (training or not _fusable() or not 2 <= len(inputs.shape) <= 3 or
+        inputs.dtype not in (tf.float32, tf.bfloat16)):
       return super().call(inputs)
     return fusable_layer_norm(inputs, self.gamma, self.beta, self.epsilon)
