@@ -143,6 +143,7 @@ class SquadJob(finetune.Job):
     return read_squad_examples(FLAGS.predict_file, False, v2)
 
   def build_task(self, config, tokenizer):
+    self.tokenizer = tokenizer  # the features reuse it: no second load
     return squad.SquadTask(config, FLAGS.max_seq_length)
 
   def write_records(self, split, path):
@@ -151,7 +152,7 @@ class SquadJob(finetune.Job):
         self.examples[split], FLAGS.vocab_file, FLAGS.do_lower_case, path,
         None if is_training else _sidecar(path), FLAGS.max_seq_length, FLAGS.doc_stride,
         FLAGS.max_query_length, is_training, progress=True,
-        spm_model_file=FLAGS.spm_model_file)
+        spm_model_file=FLAGS.spm_model_file, tokenizer=self.tokenizer)
     logging.info("  Num orig examples = %d", counts.examples)
     logging.info("  Num split examples = %d", counts.features)
 
