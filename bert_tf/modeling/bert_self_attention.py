@@ -12,7 +12,7 @@ q, k, v are fused H->H projections (kernels [H, H], as the TF1 variables);
 scores are multiplied by 1/sqrt(H/A) after q.k^T, padded keys get -10000
 (`attention_adder` from `layer_utils.additive_attention_mask`), the softmax
 computes in float32 (see `_softmax`) and dropout is applied to the
-probabilities.
+probabilities (training: both in one XLA kernel, `xla_fused.softmax_dropout`).
 """
 
 import math
@@ -22,6 +22,7 @@ import tensorflow as tf
 
 from bert_tf.io_utils import InputError
 from bert_tf.modeling import layer_utils
+from bert_tf.modeling import xla_fused
 
 
 class BertSelfAttention(keras.layers.Layer):
@@ -63,9 +64,16 @@ class BertSelfAttention(keras.layers.Layer):
     else:
       q, k, v = (keras.ops.transpose(t, (0, 2, 1, 3)) for t in (q, k, v))
       scores = keras.ops.matmul(q, keras.ops.transpose(k, (0, 1, 3, 2)))
-    softmax = self._softmax(scores, attention_adder, scale,
-                            float32=training or return_probs)
-    probs = self.dropout(keras.ops.cast(softmax, x.dtype), training=training)
+    if training and self.dropout.rate and not return_probs:
+      # One XLA kernel each way: softmax in float32, dropout from a hash
+      # (no [B, A, S, S] mask drawn or stored), rounded once.
+      probs = xla_fused.softmax_dropout(scores, attention_adder,
+                                        self.dropout.next_seed(), scale,
+                                        self.dropout.rate)
+    else:
+      softmax = self._softmax(scores, attention_adder, scale,
+                              float32=training or return_probs)
+      probs = self.dropout(keras.ops.cast(softmax, x.dtype), training=training)
     if predicting:
       context = tf.einsum("BNTS,BSNH->BTNH", probs, v)
     else:

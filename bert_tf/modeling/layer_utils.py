@@ -51,17 +51,53 @@ def keep_mask(shape, rate, seed):
   return halves >= int(round(rate * 65536))
 
 
+def _fmix32(h):
+  """MurmurHash3's 32-bit finalizer: every input bit flips each output bit
+  with probability ~1/2."""
+  for shift, multiplier in ((16, 0x85EBCA6B), (13, 0xC2B2AE35), (16, None)):
+    h = tf.bitwise.bitwise_xor(h, tf.bitwise.right_shift(h, shift))
+    if multiplier:
+      h = h * multiplier
+  return h
+
+
+def hashed_keep_mask(shape, rate, seed):
+  """bool mask, True with probability 1 - rate (rounded to 2**-32), from a
+  hash of each element's index and `seed` (int32 [2]).
+
+  For XLA kernels, which generate it where it is used (twice: the backward
+  recomputes it) and store nothing: TensorFlow's Philox draws of the
+  [B, A, S, S] attention masks were 5% of a bfloat16 BERT-Base step at
+  seq 384, and a draw can not be fused. Two keyed rounds of MurmurHash3's
+  finalizer over the index (the key itself hashed from both seed words,
+  since the seed generator advances only the second by 1 per draw).
+  """
+  words = tf.bitcast(tf.cast(seed, tf.int32), tf.uint32)
+  k0 = _fmix32(tf.bitwise.bitwise_xor(_fmix32(words[0] + 0x9E3779B9),
+                                      words[1]))
+  k1 = _fmix32(k0 + 0x7F4A7C15)
+  index = tf.range(tf.reduce_prod(shape), dtype=tf.int32)
+  h = tf.bitcast(index, tf.uint32) * 0x9E3779B9
+  h = _fmix32(tf.bitwise.bitwise_xor(_fmix32(tf.bitwise.bitwise_xor(h, k0)),
+                                     k1))
+  keep = h >= tf.constant(min(int(round(rate * 2**32)), 2**32 - 1), tf.uint32)
+  return tf.reshape(keep, shape)
+
+
 class Dropout(keras.layers.Dropout):
   """keras Dropout with `keep_mask`'s mask (the same elements dropped in
   float32 and bfloat16 for the same seed)."""
 
-  def keep(self, shape):
-    """The next bool keep mask of `shape` (advances the layer's seed)."""
+  def next_seed(self):
+    """The next int32 [2] seed (advances the layer's generator)."""
     # The generator's int64 state as an int32 seed, as Keras' own draws
     # fold it (XLA takes int32 seeds only).
-    seed = tf.cast(tf.math.floormod(self.seed_generator.next(),
+    return tf.cast(tf.math.floormod(self.seed_generator.next(),
                                     tf.int32.max - 1), tf.int32)
-    return keep_mask(shape, self.rate, seed)
+
+  def keep(self, shape):
+    """The next bool keep mask of `shape` (advances the layer's seed)."""
+    return keep_mask(shape, self.rate, self.next_seed())
 
   def call(self, inputs, training=False):
     if not training or not self.rate:

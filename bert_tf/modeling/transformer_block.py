@@ -69,8 +69,8 @@ class TransformerBlock(keras.layers.Layer):
     rest one XLA kernel each way."""
     y = keras.ops.matmul(x, dense.kernel)
     rate = self.dropout.rate
-    keep = self.dropout.keep(keras.ops.shape(y)) if rate else None
-    return xla_fused.bias_dropout_add_norm(y, dense.bias, keep, residual,
+    seed = self.dropout.next_seed() if rate else None
+    return xla_fused.bias_dropout_add_norm(y, dense.bias, seed, residual,
                                            norm.gamma, norm.beta,
                                            norm.epsilon, rate)
 

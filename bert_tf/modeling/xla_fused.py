@@ -3,9 +3,10 @@ training, as one XLA kernel forward and one backward.
 
 Example:
     h = xla_fused.bias_activation(x @ kernel, bias, gelu)      # gelu(x + b)
-    y = xla_fused.bias_dropout_add_norm(x @ kernel, bias, keep, residual,
+    y = xla_fused.bias_dropout_add_norm(x @ kernel, bias, seed, residual,
                                         gamma, beta, epsilon=1e-12, rate=0.1)
-    # LayerNorm(dropout(x + b) + residual), dropping where `keep` is False
+    # LayerNorm(dropout(x + b) + residual), seed: int32 [2]
+    p = xla_fused.softmax_dropout(scores, adder, seed, scale=1.0, rate=0.1)
 
 Why: on CPU TensorFlow runs each of these as ~10 separate passes over the
 activations (bias add and its gradient, GELU, dropout's scaling and
@@ -33,21 +34,25 @@ import tensorflow as tf
 from bert_tf.modeling import layer_utils
 
 
-def fused(fn):
+def fused(fn, constant=()):
   """`fn(*tensors) -> tensor` with a forward and a backward XLA kernel.
 
-  Non-float inputs (a bool mask) get no gradient; variables may be passed.
+  Non-float inputs (a seed) and the float inputs at the positions in
+  `constant` (a mask: no work spent on gradients nobody uses) get no
+  gradient; variables may be passed.
   """
   forward = tf.function(fn, jit_compile=True, autograph=False)
 
   @tf.function(jit_compile=True, autograph=False)
   def backward(args, dy):
-    floats = [a for a in args if a.dtype.is_floating]
+    wanted = [a.dtype.is_floating and i not in constant
+              for i, a in enumerate(args)]
     with tf.GradientTape() as tape:
-      tape.watch(floats)
+      tape.watch([a for a, w in zip(args, wanted) if w])
       y = fn(*args)
-    grads = iter(tape.gradient(y, floats, output_gradients=dy))
-    return [next(grads) if a.dtype.is_floating else None for a in args]
+    grads = iter(tape.gradient(y, [a for a, w in zip(args, wanted) if w],
+                               output_gradients=dy))
+    return [next(grads) if w else None for w in wanted]
 
   @tf.custom_gradient
   def op(*args):
@@ -79,21 +84,40 @@ def bias_activation(x, bias, fn):
 
 @functools.cache
 def _bias_dropout_add_norm(epsilon, rate):
-  def bias_dropout_add_norm(x, bias, residual, gamma, beta, *keep):
+  def bias_dropout_add_norm(x, bias, residual, gamma, beta, *seed):
     wide = _wide(x)
     y = wide + tf.cast(bias, wide.dtype)
-    if keep:
-      y = layer_utils.apply_keep(y, keep[0], rate)
+    if seed:
+      y = layer_utils.apply_keep(
+          y, layer_utils.hashed_keep_mask(tf.shape(y), rate, seed[0]), rate)
     y = keras.ops.layer_normalization(
         y + tf.cast(residual, wide.dtype), gamma, beta, epsilon=epsilon)
     return tf.cast(y, x.dtype)
   return fused(bias_dropout_add_norm)
 
 
-def bias_dropout_add_norm(x, bias, keep, residual, gamma, beta, epsilon,
+def bias_dropout_add_norm(x, bias, seed, residual, gamma, beta, epsilon,
                           rate):
-  """LayerNorm(dropout(x + bias) + residual) with gamma/beta; `keep` is
-  dropout's bool mask (None: no dropout), kept values scaled 1/(1-rate)."""
+  """LayerNorm(dropout(x + bias) + residual) with gamma/beta; dropout keeps
+  `hashed_keep_mask(shape, rate, seed)` (seed None: no dropout), scaled by
+  1/(1-rate)."""
   op = _bias_dropout_add_norm(float(epsilon), float(rate))
-  extra = [] if keep is None else [keep]
+  extra = [] if seed is None else [seed]
   return op(x, bias, residual, gamma, beta, *extra)
+
+
+@functools.cache
+def _softmax_dropout(scale, rate):
+  def softmax_dropout(scores, adder, seed):
+    wide = _wide(scores)
+    probs = tf.nn.softmax(wide * scale + tf.cast(adder, wide.dtype))
+    keep = layer_utils.hashed_keep_mask(tf.shape(probs), rate, seed)
+    return tf.cast(layer_utils.apply_keep(probs, keep, rate), scores.dtype)
+  return fused(softmax_dropout, constant=(1,))
+
+
+def softmax_dropout(scores, adder, seed, scale, rate):
+  """dropout(softmax(scores * scale + adder)) over the last axis, computed
+  in at least float32; dropout keeps `hashed_keep_mask(shape, rate, seed)`.
+  `adder` (the attention mask) gets no gradient."""
+  return _softmax_dropout(float(scale), float(rate))(scores, adder, seed)

@@ -1,4 +1,4 @@
-"""Dropout's 16-bit keep mask and the two attention paths."""
+"""Dropout's keep masks (16-bit Philox, hashed) and the two attention paths."""
 
 import keras
 import numpy as np
@@ -29,6 +29,29 @@ def test_keep_mask_is_16_bit_halves_of_the_philox_draw():
         dtype=tf.uint32).numpy().astype(np.int64)
     halves = np.stack([bits & 0xFFFF, bits >> 16], -1).reshape(8, -1)
     np.testing.assert_array_equal(mask, halves[:, :width] >= 6554)
+
+
+def test_hashed_keep_mask_keeps_1_minus_rate_independently():
+  """Over 2**22 elements: the kept share is 1 - rate within 4 sd; masks of
+  successive seeds (the generator moves the second word by 1) agree on
+  0.9**2 + 0.1**2 of the elements, as independent masks do; neighbours
+  and rows 384 apart are uncorrelated; XLA computes the same bits."""
+  shape = [32, 384, 384 - 43]  # odd sizes: no period hides in a row
+  n = np.prod(shape)
+  masks = [layer_utils.hashed_keep_mask(shape, 0.1, tf.constant([7, s]))
+           .numpy().reshape(-1) for s in (1, 2)]
+  sd = np.sqrt(0.09 / n)
+  for m in masks:
+    assert abs(m.mean() - 0.9) < 4 * sd, m.mean()
+  assert abs((masks[0] == masks[1]).mean() - 0.82) < 4 * np.sqrt(
+      0.82 * 0.18 / n)
+  a = masks[0].astype(np.float64)
+  for lag in (1, 384):
+    assert abs(np.corrcoef(a[:-lag], a[lag:])[0, 1]) < 4 / np.sqrt(n)
+  compiled = tf.function(layer_utils.hashed_keep_mask, jit_compile=True)
+  np.testing.assert_array_equal(
+      compiled([8, 300], 0.25, tf.constant([7, 1])).numpy(),
+      layer_utils.hashed_keep_mask([8, 300], 0.25, tf.constant([7, 1])))
 
 
 def test_dropout_drops_the_same_elements_in_float32_and_bfloat16():

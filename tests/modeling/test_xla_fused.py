@@ -5,11 +5,17 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
+from bert_tf.modeling import layer_utils
 from bert_tf.modeling import xla_fused
 from bert_tf.modeling.activations import get_activation
 from bert_tf.modeling.bert_config import BertConfig
 from bert_tf.modeling.transformer_block import TransformerBlock
 from bert_tf.training import distribution
+
+
+def _normal(shape, seed):
+  # Stateless: the same values whatever ran before in the process.
+  return tf.random.stateless_normal(shape, [seed, 0])
 
 
 def _value_and_grads(fn, args, dy):
@@ -22,9 +28,9 @@ def _value_and_grads(fn, args, dy):
 @pytest.mark.parametrize("name", ["gelu", "gelu_exact", "relu", "linear"])
 def test_bias_activation_in_float32_equals_autodiff(name):
   fn = get_activation(name)
-  x = tf.random.normal([64, 96], seed=1) * 3
-  bias = tf.random.normal([96], seed=3)
-  dy = tf.random.normal([64, 96], seed=2)
+  x = _normal([64, 96], 1) * 3
+  bias = _normal([96], 3)
+  dy = _normal([64, 96], 2)
   plain = lambda x, b: x + b if fn is None else fn(x + b)  # noqa: E731
   want = _value_and_grads(plain, [x, bias], dy)
   got = _value_and_grads(
@@ -38,9 +44,9 @@ def test_bfloat16_bias_activation_is_float32_math_rounded_once():
   """bfloat16 in and out, float32 inside: the float32 GELU and its
   gradient rounded to bfloat16 (one rounding, so within one bfloat16 step
   of 2**-8 relative)."""
-  x = tf.cast(tf.random.normal([64, 96], seed=1) * 3, tf.bfloat16)
-  bias = tf.cast(tf.random.normal([96], seed=3), tf.bfloat16)
-  dy = tf.cast(tf.random.normal([64, 96], seed=2), tf.bfloat16)
+  x = tf.cast(_normal([64, 96], 1) * 3, tf.bfloat16)
+  bias = tf.cast(_normal([96], 3), tf.bfloat16)
+  dy = tf.cast(_normal([64, 96], 2), tf.bfloat16)
   gelu = get_activation("gelu")
   got = _value_and_grads(
       lambda x, b: xla_fused.bias_activation(x, b, gelu), [x, bias], dy)
@@ -57,9 +63,10 @@ def test_bfloat16_bias_activation_is_float32_math_rounded_once():
 def test_bias_dropout_add_norm_equals_plain_ops_and_their_gradients(rate):
   """LayerNorm(where(keep, (x + b) / (1 - rate), 0) + residual) by
   TensorFlow's ops and autodiff, float32."""
-  x, residual, dy = (tf.random.normal([32, 48], seed=s) for s in (3, 4, 7))
-  bias, gamma, beta = (tf.random.normal([48], seed=s) for s in (5, 6, 8))
-  keep = tf.random.uniform([32, 48], seed=9) >= rate if rate else None
+  x, residual, dy = (_normal([32, 48], s) for s in (3, 4, 7))
+  bias, gamma, beta = (_normal([48], s) for s in (5, 6, 8))
+  seed = tf.constant([9, 1]) if rate else None
+  keep = layer_utils.hashed_keep_mask([32, 48], rate, seed) if rate else None
 
   def plain(x, b, r, g, be):
     y = x + b
@@ -71,12 +78,38 @@ def test_bias_dropout_add_norm_equals_plain_ops_and_their_gradients(rate):
   want = _value_and_grads(plain, args, dy)
   got = _value_and_grads(
       lambda x, b, r, g, be: xla_fused.bias_dropout_add_norm(
-          x, b, keep, r, g, be, epsilon=1e-12, rate=rate), args, dy)
+          x, b, seed, r, g, be, epsilon=1e-12, rate=rate), args, dy)
   for w, g in zip(want, got):
     np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-5, atol=2e-5)
   if keep is not None:  # a dropped input gets no gradient
     assert float(tf.reduce_max(tf.abs(tf.boolean_mask(
         got[1 + 0], ~keep)))) == 0.0
+
+
+@pytest.mark.parametrize("dtype,tol", [(tf.float32, 1e-5),
+                                       (tf.bfloat16, 2**-8)])
+def test_softmax_dropout_is_float32_softmax_and_dropout(dtype, tol):
+  """where(keep, softmax(scores / 8 + adder) / 0.9, 0) and its score
+  gradient by TensorFlow's ops and autodiff in float32; bfloat16 in and
+  out is that rounded once. The mask (padding) gets no gradient."""
+  scores = _normal([2, 4, 16, 16], 1) * 8
+  adder = tf.constant([0.0] * 12 + [-10000.0] * 4)[None, None, None, :]
+  dy = _normal([2, 4, 16, 16], 2)
+  seed = tf.constant([3, 5])
+  keep = layer_utils.hashed_keep_mask([2, 4, 16, 16], 0.1, seed)
+  low = [tf.cast(t, dtype) for t in (scores, adder, dy)]
+  plain = lambda s: tf.where(  # noqa: E731
+      keep, tf.nn.softmax(s / 8 + adder) / 0.9, 0.0)
+  want = _value_and_grads(plain, [tf.cast(low[0], tf.float32)],
+                          tf.cast(low[2], tf.float32))
+  with tf.GradientTape() as tape:
+    tape.watch(low[:2])
+    y = xla_fused.softmax_dropout(low[0], low[1], seed, 0.125, 0.1)
+  got = [y] + tape.gradient(y, low[:2], output_gradients=low[2])
+  assert got[0].dtype == dtype and got[2] is None
+  for g, w in zip(got, want):
+    np.testing.assert_allclose(tf.cast(g, tf.float32).numpy(), w.numpy(),
+                               rtol=tol, atol=1e-6)
 
 
 @pytest.mark.parametrize("policy,tol", [("float32", 2e-5),
@@ -90,9 +123,9 @@ def test_block_trains_through_the_fused_kernels_like_it_predicts(policy, tol):
       hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0))
   with distribution.policy_scope(policy):
     block = TransformerBlock(config, name="layer_0")
-  x = tf.random.normal([2, 8, 64], seed=8)
+  x = _normal([2, 8, 64], 8)
   adder = tf.zeros([2, 1, 1, 8])
-  dy = tf.random.normal([2, 8, 64], seed=9)
+  dy = _normal([2, 8, 64], 9)
 
   def run(training):
     with tf.GradientTape() as tape:
