@@ -88,8 +88,10 @@ class BertSelfAttention(keras.layers.Layer):
     Predicting in bfloat16, the softmax takes the bfloat16 scores: oneDNN
     computes it in float32 and rounds once, the values of casting around a
     float32 softmax (tested) without two casts of [B, A, S, S] (+6% at
-    seq 384). Training keeps float32 scores: TensorFlow's bfloat16 softmax
-    gradient rounds after each op. Keras casts float call arguments to the
+    seq 384). Training without attention dropout (or returning the
+    probabilities) keeps float32 scores: TensorFlow's bfloat16 softmax
+    gradient rounds after each op (with dropout, see
+    `xla_fused.softmax_dropout`). Keras casts float call arguments to the
     compute dtype; -10000 stays a large negative.
     """
     if float32 or scale != 1.0 or scores.dtype != tf.bfloat16:

@@ -16,9 +16,10 @@ direction into one pass: a [1024, 3072] GELU forward + backward went from
 a BERT-Base training step. The backward kernel recomputes the forward from
 the saved inputs (a few flops per element, no extra memory) and
 differentiates it with the tape inside the compiled function, so no
-derivative is written by hand. Only training uses these: predicting keeps
-the plain ops, which oneDNN fuses into its MatMul (+ BiasAdd + GELU), and
-exports stay free of XLA.
+derivative is written by hand (but the softmax's: see `softmax_dropout`).
+Dropout masks are hashed from a seed inside the kernels, never stored.
+Only training uses these: predicting keeps the plain ops, which oneDNN
+fuses into its MatMul (+ BiasAdd + GELU), and exports stay free of XLA.
 
 Half-precision inputs are computed in float32 inside the kernel and
 rounded once at the end (TF's bfloat16 element-wise ops round after every
