@@ -12,7 +12,7 @@ q, k, v are fused H->H projections (kernels [H, H], as the TF1 variables);
 scores are multiplied by 1/sqrt(H/A) after q.k^T, padded keys get -10000
 (`attention_adder` from `layer_utils.additive_attention_mask`), the softmax
 computes in float32 (see `_softmax`) and dropout is applied to the
-probabilities (training: both in one XLA kernel, `xla_fused.softmax_dropout`).
+probabilities (training: `xla_fused.softmax_dropout`).
 """
 
 import math
@@ -65,8 +65,8 @@ class BertSelfAttention(keras.layers.Layer):
       q, k, v = (keras.ops.transpose(t, (0, 2, 1, 3)) for t in (q, k, v))
       scores = keras.ops.matmul(q, keras.ops.transpose(k, (0, 1, 3, 2)))
     if training and self.dropout.rate and not return_probs:
-      # One XLA kernel each way: softmax in float32, dropout from a hash
-      # (no [B, A, S, S] mask drawn or stored), rounded once.
+      # oneDNN's softmax, then dropout and its gradient as XLA kernels
+      # whose mask is a hash (no [B, A, S, S] mask drawn or stored).
       probs = xla_fused.softmax_dropout(scores, attention_adder,
                                         self.dropout.next_seed(), scale,
                                         self.dropout.rate)
