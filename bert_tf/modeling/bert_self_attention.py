@@ -11,8 +11,8 @@ Example:
 q, k, v are fused H->H projections (kernels [H, H], as the TF1 variables);
 scores are multiplied by 1/sqrt(H/A) after q.k^T, padded keys get -10000
 (`attention_adder` from `layer_utils.additive_attention_mask`), the softmax
-computes in float32 (see `_softmax`) and dropout is applied to the
-probabilities (training: `xla_fused.softmax_dropout`).
+computes in float32 (see `_logits`) and dropout is applied to the
+probabilities (training: `xla_fused.dropout_of_softmax`).
 """
 
 import math
@@ -64,15 +64,17 @@ class BertSelfAttention(keras.layers.Layer):
     else:
       q, k, v = (keras.ops.transpose(t, (0, 2, 1, 3)) for t in (q, k, v))
       scores = keras.ops.matmul(q, keras.ops.transpose(k, (0, 1, 3, 2)))
-    if training and self.dropout.rate and not return_probs:
-      # oneDNN's softmax, then dropout and its gradient as XLA kernels
-      # whose mask is a hash (no [B, A, S, S] mask drawn or stored).
-      probs = xla_fused.softmax_dropout(scores, attention_adder,
-                                        self.dropout.next_seed(), scale,
-                                        self.dropout.rate)
+    # Training with attention dropout: oneDNN's softmax, then dropout and
+    # its gradient as XLA kernels whose mask is a hash (no [B, A, S, S]
+    # mask drawn or stored).
+    fused = training and self.dropout.rate and not return_probs
+    logits = self._logits(scores, attention_adder, scale,
+                          float32=(training or return_probs) and not fused)
+    if fused:
+      probs = keras.ops.cast(xla_fused.dropout_of_softmax(
+          logits, self.dropout.next_seed(), self.dropout.rate), x.dtype)
     else:
-      softmax = self._softmax(scores, attention_adder, scale,
-                              float32=training or return_probs)
+      softmax = keras.ops.softmax(logits, axis=-1)
       probs = self.dropout(keras.ops.cast(softmax, x.dtype), training=training)
     if predicting:
       context = tf.einsum("BNTS,BSNH->BTNH", probs, v)
@@ -82,24 +84,24 @@ class BertSelfAttention(keras.layers.Layer):
     return (context, softmax) if return_probs else context
 
   @staticmethod
-  def _softmax(scores, attention_adder, scale, float32):
-    """softmax(scores * scale + adder) over the keys, computed in float32.
+  def _logits(scores, attention_adder, scale, float32):
+    """scores * scale + adder, the softmax's input: float32 unless the
+    softmax may take bfloat16.
 
-    Predicting in bfloat16, the softmax takes the bfloat16 scores: oneDNN
-    computes it in float32 and rounds once, the values of casting around a
-    float32 softmax (tested) without two casts of [B, A, S, S] (+6% at
-    seq 384). Training without attention dropout (or returning the
-    probabilities) keeps float32 scores: TensorFlow's bfloat16 softmax
-    gradient rounds after each op (with dropout, see
-    `xla_fused.softmax_dropout`). Keras casts float call arguments to the
-    compute dtype; -10000 stays a large negative.
+    oneDNN's bfloat16 softmax computes in float32 and rounds once, the
+    values of casting around a float32 softmax (tested) without two casts
+    of [B, A, S, S] (+6% at seq 384 predicting). Training without attention
+    dropout (or returning the probabilities) keeps float32 scores:
+    TensorFlow's bfloat16 softmax gradient rounds after each op (with
+    dropout, `xla_fused.dropout_of_softmax` differentiates in float32). A
+    scale other than 1 applies in float32. Keras casts float call
+    arguments to the compute dtype; -10000 stays a large negative.
     """
     if float32 or scale != 1.0 or scores.dtype != tf.bfloat16:
       scores = keras.ops.cast(scores, "float32")
     if scale != 1.0:
       scores = scores * scale
-    return keras.ops.softmax(
-        scores + keras.ops.cast(attention_adder, scores.dtype), axis=-1)
+    return scores + keras.ops.cast(attention_adder, scores.dtype)
 
   def tf1_variables(self, prefix):
     names = {}

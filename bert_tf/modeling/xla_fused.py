@@ -6,7 +6,7 @@ Example:
     y = xla_fused.bias_dropout_add_norm(x @ kernel, bias, seed, residual,
                                         gamma, beta, epsilon=1e-12, rate=0.1)
     # LayerNorm(dropout(x + b) + residual), seed: int32 [2]
-    p = xla_fused.softmax_dropout(scores, adder, seed, scale=1.0, rate=0.1)
+    p = xla_fused.dropout_of_softmax(scores + adder, seed, rate=0.1)
 
 Why: on CPU TensorFlow runs each of these as ~10 separate passes over the
 activations (bias add and its gradient, GELU, dropout's scaling and
@@ -16,7 +16,7 @@ direction into one pass: a [1024, 3072] GELU forward + backward went from
 a BERT-Base training step. The backward kernel recomputes the forward from
 the saved inputs (a few flops per element, no extra memory) and
 differentiates it with the tape inside the compiled function, so no
-derivative is written by hand (but the softmax's: see `softmax_dropout`).
+derivative is written by hand (but the softmax's: see `dropout_of_softmax`).
 Dropout masks are hashed from a seed inside the kernels, never stored.
 Only training uses these: predicting keeps the plain ops, which oneDNN
 fuses into its MatMul (+ BiasAdd + GELU), and exports stay free of XLA.
@@ -131,12 +131,7 @@ def _dropout_of_softmax(rate):
   return op
 
 
-def softmax_dropout(scores, adder, seed, scale, rate):
-  """dropout(softmax(scores * scale + adder)) over the last axis, in the
-  scores' dtype; dropout keeps `hashed_keep_mask(shape, rate, seed)`. The
-  softmax computes in float32 (oneDNN's bfloat16 softmax does inside and
-  rounds once; a scale other than 1 is applied in float32 first)."""
-  logits = scores if scale == 1.0 else tf.cast(scores, "float32") * scale
-  logits += tf.cast(adder, logits.dtype)
-  return tf.cast(_dropout_of_softmax(float(rate))(logits, seed),
-                 scores.dtype)
+def dropout_of_softmax(logits, seed, rate):
+  """dropout(softmax(logits)) over the last axis, in the logits' dtype;
+  dropout keeps `hashed_keep_mask(shape, rate, seed)`."""
+  return _dropout_of_softmax(float(rate))(logits, seed)

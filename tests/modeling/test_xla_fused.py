@@ -9,6 +9,7 @@ from bert_tf.modeling import layer_utils
 from bert_tf.modeling import xla_fused
 from bert_tf.modeling.activations import get_activation
 from bert_tf.modeling.bert_config import BertConfig
+from bert_tf.modeling.bert_self_attention import BertSelfAttention
 from bert_tf.modeling.transformer_block import TransformerBlock
 from bert_tf.training import distribution
 
@@ -108,7 +109,9 @@ def test_softmax_dropout_is_float32_softmax_and_dropout(dtype, scale, tol):
   want = _value_and_grads(plain, [tf.cast(low[0], tf.float32)],
                           tf.cast(low[2], tf.float32))
   got = _value_and_grads(
-      lambda s: xla_fused.softmax_dropout(s, low[1], seed, scale, 0.1),
+      lambda s: tf.cast(xla_fused.dropout_of_softmax(
+          BertSelfAttention._logits(s, low[1], scale, float32=False), seed,
+          0.1), dtype),
       [low[0]], low[2])
   assert [g.dtype for g in got] == [dtype] * 2
   for g, w in zip(got, want):
