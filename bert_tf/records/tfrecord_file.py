@@ -60,13 +60,20 @@ class _Writer:
     self._file = file
     self._pending = []
 
+  @property
+  def name(self):
+    """The path of the file written (for a local file)."""
+    return self._file.name
+
   def write(self, record):
     self._pending.append(record)
     if len(self._pending) >= _BATCH:
       self.flush()
 
   def flush(self):
+    """Writes the pending records through to the OS."""
     self._file.write(frame_records(self._pending))
+    self._file.flush()
     self._pending = []
 
 
@@ -93,6 +100,13 @@ def tfrecord_writer(path):
       gfile().remove(shard)
     else:
       os.remove(shard)
+
+
+def tfrecord_appender(path):
+  """A writer appending to local file `path`, which another process has
+  open with `tfrecord_writer` (a pool worker's share of the file): what
+  `flush()` returns from is in the file."""
+  return _Writer(open(path, "ab"))  # pylint: disable=consider-using-with
 
 
 def write_tfrecord_file(path, records):

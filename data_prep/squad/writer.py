@@ -2,13 +2,15 @@
 several processes.
 
 Examples are converted in chunks of whole paragraphs (a paragraph's
-questions share one tokenized context); with `num_workers > 1` the chunks go
-to a forked process pool and come back in submission order (at most a few
-chunks in flight, so memory does not grow with the number of features). The
-parent assigns `unique_id`s in order and writes, so the output is identical
-for any number of workers. TFRecords are written by `tfrecord_file` without
-importing TensorFlow (seconds of start-up; a remote path still goes through
-tf.io.gfile). Both files are written atomically.
+questions share one tokenized context). With `num_workers > 1` a process
+pool converts the chunks and each worker appends its chunk to the output
+files itself, in chunk order, starting at the unique_id the previous chunk
+left (`data_prep.common.turns`): the output is identical for any number of
+workers, and no feature travels back through a pipe. Remote outputs are
+written by one process (a remote file cannot be appended to). TFRecords are
+written by `tfrecord_file` without importing TensorFlow (seconds of
+start-up; a remote path still goes through tf.io.gfile). Both files are
+written atomically.
 
 Example:
     counts = write_squad_features(
@@ -19,17 +21,23 @@ Example:
 """
 
 import collections
+import concurrent.futures
 import contextlib
+import functools
 import gc
 import multiprocessing
 import sys
 
 from bert_tf.io_utils import atomic_output
+from bert_tf.io_utils import is_remote
 from bert_tf.records.example_bytes import example_bytes
 from bert_tf.records.task_schemas import squad_schema
+from bert_tf.records.tfrecord_file import tfrecord_appender
 from bert_tf.records.tfrecord_file import tfrecord_writer
 from bert_tf.tokenizers.loading import load_tokenizer
 from data_prep.common.outputs import die_with_parent
+from data_prep.common.turns import Turns
+from data_prep.common.turns import wait_in_order
 from data_prep.squad import records as squad_records
 from data_prep.squad.features import FeatureEncoder
 from data_prep.squad.features import FIRST_UNIQUE_ID
@@ -37,8 +45,9 @@ from data_prep.squad.features import FIRST_UNIQUE_ID
 Counts = collections.namedtuple("Counts", ["examples", "features"])
 
 _CHUNK_SIZE = 256  # examples per task, rounded up to a paragraph's end
-# In a worker: (encoder, examples). Forked workers inherit the parent's,
-# so chunks travel as index ranges; spawned ones get the examples sent.
+# In a worker: (encoder, examples, write, turns). Forked workers inherit
+# the parent's encoder and examples, so chunks travel as index ranges;
+# spawned ones get the examples sent.
 _worker_state = None
 
 
@@ -52,26 +61,45 @@ def new_encoder(vocab_file, do_lower_case, max_seq_length, doc_stride,
                         max_query_length, is_training, with_sidecar)
 
 
+class Converted(collections.namedtuple("Converted", ["records", "sidecar"])):
+  """A chunk's features: each one's record entries but unique_ids, and
+  the sidecar's lines (`records.sidecar_template`, None without a sidecar).
+  The writer adds the unique ids."""
+
+  def __len__(self):
+    return len(self.records)
+
+
 def convert_chunk(encoder, first_index, examples):
-  """[(record entries but unique_ids, sidecar tail)] of the examples'
-  features; the parent adds the unique ids."""
+  """The examples' features, `Converted`."""
+  features = [feature for offset, example in enumerate(examples)
+              for feature in encoder.encode(example, first_index + offset)]
   entries = encoder.schema.entries
-  return [(entries(values), tail)
-          for offset, example in enumerate(examples)
-          for values, tail in encoder.encode(example, first_index + offset)]
+  sidecar = None
+  if encoder.with_sidecar:
+    sidecar = squad_records.sidecar_template([tail for _, tail in features])
+  return Converted([entries(values) for values, _ in features], sidecar)
 
 
-def _init_worker(encoder_args):
+def _init_worker(encoder_args, paths, turns):
   global _worker_state
   die_with_parent()
-  if _worker_state is None:  # spawned, not forked
-    _worker_state = (new_encoder(*encoder_args), None)
+  # Forked: the parent's; spawned: None.
+  encoder, examples = _worker_state or (new_encoder(*encoder_args), None)
+  records, sidecar = paths
+  out = _Outputs(tfrecord_appender(records),
+                 open(sidecar, "ab") if sidecar else None,  # pylint: disable=consider-using-with
+                 encoder.schema)
+  _worker_state = (encoder, examples, functools.partial(out.write, flush=True),
+                   turns)
 
 
-def _convert_in_worker(start, stop, chunk):
-  encoder, examples = _worker_state
-  return convert_chunk(encoder, start,
-                  examples[start:stop] if chunk is None else chunk)
+def _convert_and_write(index, start, stop, chunk):
+  encoder, examples, write, turns = _worker_state
+  if chunk is None:
+    chunk = examples[start:stop]
+  turns.run(index, lambda: convert_chunk(encoder, start, chunk), write)
+  return stop - start
 
 
 def chunk_bounds(examples):
@@ -89,33 +117,28 @@ def chunk_bounds(examples):
   return bounds
 
 
-def _converted_chunks(examples, encoder, encoder_args, num_workers):
-  """Yields (num_examples, converted) per chunk, in order."""
-  bounds = chunk_bounds(examples)
-  if num_workers <= 1:
-    for start, stop in bounds:
-      yield stop - start, convert_chunk(encoder, start, examples[start:stop])
-    return
-  # Workers never touch TensorFlow, so forking the parent is safe.
+def _write_in_pool(examples, bounds, encoder, encoder_args, num_workers,
+                   out, on_done):
+  """Converts and writes the chunks in a pool whose workers append to
+  `out`'s files in turn; returns the next unique id."""
   global _worker_state
+  # Workers never touch TensorFlow, so forking the parent is safe.
   fork = "fork" in multiprocessing.get_all_start_methods()
   context = multiprocessing.get_context("fork" if fork else "spawn")
-  _worker_state = (encoder, examples) if fork else None
+  turns = Turns(context, FIRST_UNIQUE_ID)
+  out.flush()  # the sidecar's header comes before every worker's lines
+  _worker_state = (encoder, examples) if fork else None  # forked workers
   try:
-    pool = context.Pool(num_workers, _init_worker, (encoder_args,))
+    with concurrent.futures.ProcessPoolExecutor(
+        num_workers, context, _init_worker,
+        (encoder_args, out.paths, turns)) as executor:
+      futures = [executor.submit(_convert_and_write, i, start, stop,
+                                 None if fork else examples[start:stop])
+                 for i, (start, stop) in enumerate(bounds)]
+      wait_in_order(executor, futures, on_done)
   finally:
     _worker_state = None
-  with pool:
-    pending = collections.deque()
-    for start, stop in bounds:
-      task = (start, stop, None if fork else examples[start:stop])
-      pending.append((stop - start, pool.apply_async(_convert_in_worker, task)))
-      if len(pending) > 2 * num_workers:
-        size, result = pending.popleft()
-        yield size, result.get()
-    while pending:
-      size, result = pending.popleft()
-      yield size, result.get()
+  return turns.total
 
 
 def _progress_bar(total, progress):
@@ -163,17 +186,23 @@ def write_squad_features(examples, vocab_file, do_lower_case, output_file,
                                   bool(features_file), spm_model_file)
   # Validates the settings and the vocab before any worker starts.
   encoder = new_encoder(*encoder_args, tokenizer=tokenizer)
-  unique_id = FIRST_UNIQUE_ID
+  if any(is_remote(path) for path in (output_file, features_file) if path):
+    num_workers = 1  # a remote file cannot be appended to by the workers
+  bounds = chunk_bounds(examples)
   with contextlib.ExitStack() as stack:
     stack.enter_context(gc_paused())
     out = open_outputs(stack, output_file, features_file, encoder_args)
     bar = stack.enter_context(_progress_bar(len(examples), progress))
-    for num_examples, converted in _converted_chunks(examples, encoder,
-                                                     encoder_args,
-                                                     num_workers):
-      unique_id = out.write(converted, unique_id)
-      bar.update(num_examples)
-  return Counts(len(examples), unique_id - FIRST_UNIQUE_ID)
+    if num_workers > 1:
+      next_id = _write_in_pool(examples, bounds, encoder, encoder_args,
+                               num_workers, out, bar.update)
+    else:
+      next_id = FIRST_UNIQUE_ID
+      for start, stop in bounds:
+        next_id = out.write(
+            convert_chunk(encoder, start, examples[start:stop]), next_id)
+        bar.update(stop - start)
+  return Counts(len(examples), next_id - FIRST_UNIQUE_ID)
 
 
 def encoder_settings(vocab_file, do_lower_case, max_seq_length, doc_stride,
@@ -190,18 +219,30 @@ class _Outputs:
   def __init__(self, writer, sidecar, schema):
     self.writer, self.sidecar, self.schema = writer, sidecar, schema
 
-  def write(self, converted, first_id):
-    """Writes converted features with unique ids from `first_id` on, in
-    order (`convert_chunk`'s output); returns the next id."""
+  @property
+  def paths(self):
+    """(TFRecord path, sidecar path or None) of the files written."""
+    return (self.writer.name,
+            None if self.sidecar is None else self.sidecar.name)
+
+  def write(self, converted, first_id, flush=False):
+    """Writes a `Converted` chunk with unique ids from `first_id` on (and
+    with `flush`, hands it to the OS); returns the next id."""
     entries = self.schema.entries
-    for i, (record, _) in enumerate(converted):
+    for i, record in enumerate(converted.records):
       self.writer.write(example_bytes([entries({"unique_ids": first_id + i}),
                                        record]))
+    next_id = first_id + len(converted)
     if self.sidecar is not None:
-      self.sidecar.write("".join([
-          squad_records.sidecar_line(first_id + i, tail)
-          for i, (_, tail) in enumerate(converted)]))
-    return first_id + len(converted)
+      self.sidecar.write(converted.sidecar % tuple(range(first_id, next_id)))
+    if flush:
+      self.flush()
+    return next_id
+
+  def flush(self):
+    self.writer.flush()
+    if self.sidecar is not None:
+      self.sidecar.flush()
 
 
 def open_outputs(stack, output_file, features_file, encoder_args):
@@ -212,7 +253,7 @@ def open_outputs(stack, output_file, features_file, encoder_args):
   writer = stack.enter_context(tfrecord_writer(output_file))
   sidecar = None
   if features_file:
-    sidecar = stack.enter_context(atomic_output(features_file))
+    sidecar = stack.enter_context(atomic_output(features_file, "wb"))
     sidecar.write(squad_records.sidecar_header(
         max_seq_length=max_seq_length, doc_stride=doc_stride,
         max_query_length=max_query_length, is_training=is_training,

@@ -1,0 +1,40 @@
+"""Whether a process pool's workers have ended (Linux).
+
+`multiprocessing.Process.join` / `is_alive` can't tell for the workers of a
+`ProcessPoolExecutor`: the pool's own thread reaps them, and a second
+`waitpid` on a reaped child reads as "still running". This looks at the
+process itself.
+
+Example:
+    assert not children_left(30)  # waits up to 30 s, kills what is left
+"""
+
+import multiprocessing
+import os
+import signal
+import time
+
+
+def _running(pid):
+  try:
+    os.kill(pid, 0)
+  except ProcessLookupError:
+    return False
+  try:
+    with open("/proc/%d/stat" % pid, encoding="ascii") as f:
+      return f.read().rsplit(")", 1)[1].split()[0] != "Z"  # not a zombie
+  except FileNotFoundError:
+    return False
+
+
+def children_left(seconds):
+  """The pids of this process's multiprocessing children still running
+  after up to `seconds`; those are killed."""
+  pids = [child.pid for child in multiprocessing.active_children()]
+  deadline = time.monotonic() + seconds
+  while any(map(_running, pids)) and time.monotonic() < deadline:
+    time.sleep(0.05)
+  left = [pid for pid in pids if _running(pid)]
+  for pid in left:
+    os.kill(pid, signal.SIGKILL)
+  return left
