@@ -7,6 +7,7 @@ import tensorflow as tf
 
 from bert_tf.records.task_schemas import squad_schema
 from data_prep.squad import records as squad_records
+from data_prep.squad.example import split_context
 from data_prep.squad.features import doc_spans
 from data_prep.squad.features import max_context_flags
 from data_prep.squad.postprocess import get_final_text
@@ -127,3 +128,28 @@ def test_schema_encoding_equals_tf_train_example():
       "is_impossible": ints([int(feature.is_impossible)]),
   }))
   assert tf.train.Example.FromString(encoded) == expected
+
+
+def _original_words(text):
+  """The original read_squad_examples' word loop."""
+  words = []
+  prev_is_whitespace = True
+  for c in text:
+    if c in (" ", "\t", "\r", "\n") or ord(c) == 0x202F:
+      prev_is_whitespace = True
+    else:
+      if prev_is_whitespace:
+        words.append(c)
+      else:
+        words[-1] += c
+      prev_is_whitespace = False
+  return words
+
+
+@pytest.mark.parametrize("text", [
+    "", "  ", "Super Bowl 50\twas\r\nan  American game. ",
+    "a\x0bb\x0cc\x1cd\x1de\x1ff g",  # str.split() would split these
+    "caf\u00e9 na\u00efve\u00a0x\u2003y\u202fz\u3000w",  # non-ASCII spaces
+    "\u202f lead and trail \u202f"])
+def test_context_words_follow_the_original_whitespace_rule(text):
+  assert split_context(text) == _original_words(text)
