@@ -122,26 +122,6 @@ def _check_flags():
                      "masks are made by create_pretraining_data)")
 
 
-def check_records(path, max_seq_length, max_predictions_per_seq):
-  """InputError unless the first record of `path` fits the length flags."""
-  lengths = {"input_ids": max_seq_length, "input_mask": max_seq_length,
-             "segment_ids": max_seq_length,
-             "masked_lm_positions": max_predictions_per_seq,
-             "masked_lm_ids": max_predictions_per_seq,
-             "masked_lm_weights": max_predictions_per_seq,
-             "next_sentence_labels": 1}
-  record = input_pipeline.first_record([path])
-  for name, length in lengths.items():
-    if name not in record:
-      raise InputError("--input_file %s: record 0 has no %s feature" %
-                       (path, name))
-    if len(record[name]) != length:
-      raise InputError(
-          "--input_file %s: record 0 has %d values of %s, the flags expect "
-          "%d (--max_seq_length / --max_predictions_per_seq must match data "
-          "generation)" % (path, len(record[name]), name, length))
-
-
 def _train_dataset_fn(input_files, specs):
   dataset_fn = input_pipeline.training_dataset_fn(
       input_files, specs, FLAGS.train_batch_size, interleave_files=True,
@@ -160,13 +140,15 @@ def main(_):
   config.check_max_seq_length(FLAGS.max_seq_length)
   config.check_segments(True, "pre-training (next sentence prediction)")
   input_files = expand_input_files(FLAGS.input_file)
+  task = pretraining.PretrainingTask(config, FLAGS.max_seq_length,
+                                     FLAGS.max_predictions_per_seq)
+  specs = task.feature_spec(True)
   for path in input_files:
-    check_records(path, FLAGS.max_seq_length, FLAGS.max_predictions_per_seq)
+    input_pipeline.check_first_record(
+        path, specs, "input_file", "--max_seq_length / "
+        "--max_predictions_per_seq must match data generation")
   logging.info("*** Input Files: %d (%s) ***", len(input_files),
                ", ".join(input_files[:5]))
-  task = pretraining.PretrainingTask(config, FLAGS.max_seq_length,
-                                FLAGS.max_predictions_per_seq)
-  specs = task.feature_spec(True)
 
   def evaluate(trainer):
     # As the original: --max_eval_steps batches of --input_file, in order.

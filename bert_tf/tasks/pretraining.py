@@ -44,6 +44,7 @@ def feature_spec(seq_length, max_predictions_per_seq):
   return task_schemas.pretraining_schema(seq_length,
                                          max_predictions_per_seq).parse_spec()
 
+
 class PretrainingModel(TaskModel):
   """Encoder + masked-LM and next-sentence heads over the feature dict."""
 
@@ -140,5 +141,4 @@ class PretrainingTask(Task):
 
   def feature_spec(self, is_training):
     del is_training  # The same records train and evaluate.
-    return feature_spec(self.max_seq_length,
-                                               self.max_predictions_per_seq)
+    return feature_spec(self.max_seq_length, self.max_predictions_per_seq)

@@ -18,6 +18,8 @@ Example:
                            8)
 """
 
+import math
+
 import tensorflow as tf
 
 from bert_tf.io_utils import first_line
@@ -193,6 +195,23 @@ def first_record(input_files):
                      (input_files[0], first_line(str(e)))) from None
   return {name: list(feature.int64_list.value or feature.float_list.value)
           for name, feature in example.features.feature.items()}
+
+
+def check_first_record(path, name_to_features, flag, hint):
+  """InputError unless the first record of `path` has every fixed-length
+  feature of `name_to_features` with its number of values: records
+  written for other length flags fail here, naming `--flag`, the feature
+  and `hint`, not inside the first training batch."""
+  record = first_record([path])
+  for name, spec in name_to_features.items():
+    if name not in record:
+      raise InputError("--%s %s: record 0 has no %s feature" %
+                       (flag, path, name))
+    length = math.prod(spec.shape)
+    if len(record[name]) != length:
+      raise InputError(
+          "--%s %s: record 0 has %d values of %s, the flags expect %d (%s)" %
+          (flag, path, len(record[name]), name, length, hint))
 
 
 def train_records(patterns, name_to_features, value_limits=None):

@@ -1,8 +1,10 @@
 """input_pipeline: original feature specs, sharding, shuffling, batching."""
 
 import numpy as np
+import pytest
 import tensorflow as tf
 
+from bert_tf.io_utils import InputError
 from bert_tf.tasks import classification as classification_task
 from bert_tf.tasks import pretraining as pretraining_task
 from bert_tf.tasks import squad as squad_task
@@ -102,3 +104,18 @@ def test_pretraining_files_sharded_and_interleaved(tmp_path):
   assert set(ids // 100) == {1}  # Pipeline 1 of 2 reads file 1 only.
   whole = _ids(dataset_fn(None), 15)
   assert set(whole // 100) == {0, 1, 2}
+
+
+def test_first_record_is_checked_against_the_spec(tmp_path):
+  train = squad_task.feature_spec(SEQ, is_training=True)
+  path = _write(tmp_path / "a.tf_record", 1, 2)
+  input_pipeline.check_first_record(path, train, "train_file", "hint")
+  longer = squad_task.feature_spec(SEQ + 2, is_training=True)
+  with pytest.raises(InputError, match=(
+      r"^--train_file .*a.tf_record: record 0 has 6 values of input_ids, "
+      r"the flags expect 8 \(hint\)$")):
+    input_pipeline.check_first_record(path, longer, "train_file", "hint")
+  with pytest.raises(InputError, match="record 0 has no masked_lm_positions feature"):
+    input_pipeline.check_first_record(
+        path, {**train, **pretraining_task.feature_spec(SEQ, 3)},
+        "input_file", "hint")
