@@ -32,7 +32,6 @@ training with the same post-processing and official evaluation as
 --predict_checkpoint=best (bert_tf/cli/eval_flags.py).
 """
 
-import json
 import random
 
 from absl import flags
@@ -41,7 +40,6 @@ import tqdm
 
 from bert_tf.cli import app
 from bert_tf.cli import finetune
-from bert_tf.io_utils import atomic_output
 from bert_tf.io_utils import InputError
 from bert_tf.io_utils import output_set
 from bert_tf.io_utils import require_file
@@ -180,15 +178,10 @@ class SquadJob(finetune.Job):
         FLAGS.version_2_with_negative, FLAGS.null_score_diff_threshold,
         bool(FLAGS.spm_model_file))
 
-  def _metrics(self, predictions):
-    """The official evaluation (eval_results.json)."""
-    v2 = FLAGS.version_2_with_negative
-    return squad_evaluation.evaluate(
-        self.dataset, predictions.predictions,
-        predictions.null_odds if v2 else None, v2)
-
   def eval_results(self, trainer):
-    return self._metrics(self._predict(trainer)[1])
+    return squad_evaluation.evaluate_predictions(
+        self.dataset, self._predict(trainer)[1],
+        FLAGS.version_2_with_negative)
 
   def metric_names(self):
     return _METRIC_NAMES[FLAGS.version_2_with_negative]
@@ -212,10 +205,9 @@ class SquadJob(finetune.Job):
       logging.info("%s has no answers: no eval_results.json",
                    FLAGS.predict_file)
       return
-    metrics = self._metrics(predictions)
-    with atomic_output(self.output_path("eval_results.json")) as f:
-      f.write(json.dumps(metrics, indent=2) + "\n")
-    print(json.dumps(metrics))
+    squad_postprocess.write_eval_results(
+        FLAGS.output_dir, squad_evaluation.evaluate_predictions(
+            self.dataset, predictions, FLAGS.version_2_with_negative))
 
 
 def main(_):

@@ -181,3 +181,11 @@ def evaluate(dataset, predictions, na_probs=None, version_2_with_negative=None):
   except (KeyError, TypeError, ValueError) as e:
     raise InputError("the dataset cannot be scored (%s: %s)" %
                      (type(e).__name__, e)) from None
+
+
+def evaluate_predictions(dataset, predictions, version_2_with_negative):
+  """`evaluate` of `postprocess.Predictions` (v2: with their null odds),
+  the contents of eval_results.json."""
+  return evaluate(dataset, predictions.predictions,
+                  predictions.null_odds if version_2_with_negative else None,
+                  version_2_with_negative)

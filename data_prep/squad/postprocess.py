@@ -322,6 +322,13 @@ def write_prediction_files(predictions, output_dir):
     _dump(os.path.join(output_dir, "null_odds.json"), predictions.null_odds)
 
 
+def write_eval_results(output_dir, metrics):
+  """eval_results.json (indent 2), and the metrics as one line on stdout."""
+  with atomic_output(os.path.join(output_dir, "eval_results.json")) as f:
+    f.write(json.dumps(metrics, indent=2) + "\n")
+  print(json.dumps(metrics))
+
+
 def write_predictions(all_examples, all_features, all_results, n_best_size,
                       max_answer_length, do_lower_case, output_dir,
                       version_2_with_negative=False,

@@ -15,15 +15,12 @@ Usage:
     --version_2_with_negative --use_best_threshold --output_dir=out
 """
 
-import json
-import os
 
 from absl import flags
 from absl import logging
 
 from bert_tf.cli import app
 from bert_tf.cli import bert_flags
-from bert_tf.io_utils import atomic_output
 from bert_tf.io_utils import InputError
 from bert_tf.io_utils import require_file
 from bert_tf.tokenizers.loading import load_tokenizer
@@ -55,10 +52,8 @@ def define_flags():
 
 
 def _evaluate(dataset, predictions):
-  return squad_evaluation.evaluate(
-      dataset, predictions.predictions,
-      predictions.null_odds if FLAGS.version_2_with_negative else None,
-      FLAGS.version_2_with_negative)
+  return squad_evaluation.evaluate_predictions(
+      dataset, predictions, FLAGS.version_2_with_negative)
 
 
 def main(_):
@@ -101,10 +96,7 @@ def main(_):
                      FLAGS.predict_file)
   squad_postprocess.write_prediction_files(predictions, FLAGS.output_dir)
   if metrics is not None:
-    with atomic_output(os.path.join(FLAGS.output_dir,
-                                    "eval_results.json")) as f:
-      f.write(json.dumps(metrics, indent=2) + "\n")
-    print(json.dumps(metrics))
+    squad_postprocess.write_eval_results(FLAGS.output_dir, metrics)
   logging.info("%d predictions written to %s", len(predictions.predictions),
                FLAGS.output_dir)
 
