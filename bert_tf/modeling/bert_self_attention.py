@@ -60,9 +60,9 @@ class BertSelfAttention(keras.layers.Layer):
     # transposes and batched matmuls are faster (8 x 384: 32.5 vs 37.3 ms
     # per layer), and so are they when training (the einsum gradients:
     # 12.5 vs 10.0 ms per bfloat16 layer).
-    predicting = (not return_probs and not (training and self.dropout.rate)
-                  and x.dtype == tf.bfloat16)
-    if predicting:
+    einsum = (not return_probs and not (training and self.dropout.rate)
+              and x.dtype == tf.bfloat16)
+    if einsum:
       scores = tf.einsum("BTNH,BSNH->BNTS", q, k)
     else:
       q, k, v = (keras.ops.transpose(t, (0, 2, 1, 3)) for t in (q, k, v))
@@ -79,7 +79,7 @@ class BertSelfAttention(keras.layers.Layer):
     else:
       softmax = keras.ops.softmax(logits, axis=-1)
       probs = self.dropout(keras.ops.cast(softmax, x.dtype), training=training)
-    if predicting:
+    if einsum:
       context = tf.einsum("BNTS,BSNH->BTNH", probs, v)
     else:
       context = keras.ops.transpose(keras.ops.matmul(probs, v), (0, 2, 1, 3))

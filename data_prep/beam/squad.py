@@ -31,7 +31,7 @@ def _convert(encoder, chunk):
   index, examples, first_index = chunk
   converted = writer.convert_chunk(encoder, first_index, examples)
   pipeline.counter("examples").inc(len(examples))
-  pipeline.counter("features").inc(len(converted))
+  pipeline.counter("features").inc(len(converted.records))
   return index, converted
 
 
@@ -79,7 +79,8 @@ def write_squad_features_beam(examples, encoder_args, output_file,
     converted = (p | "Chunks" >> beam.Create(chunks) | beam.Reshuffle()
                  | "Convert" >> beam.Map(pipeline.PerWorker(
                      _convert, writer.new_encoder, *encoder_args)))
-    counts = converted | "Count" >> beam.Map(lambda c: (c[0], len(c[1])))
+    counts = converted | "Count" >> beam.Map(
+        lambda c: (c[0], len(c[1].records)))
     keyed = converted | "ToShard" >> beam.Map(
         lambda c: (shard_of(c[0], len(chunks), num_shards), c))
     _ = (every_shard(keyed, num_shards)

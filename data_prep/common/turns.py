@@ -60,8 +60,7 @@ class Turns:
       try:
         self._total.value = write(result, self._total.value)
       except BaseException:
-        self._failed.value = min(self._failed.value, index)
-        self._cond.notify_all()
+        self._fail(index)  # the condition's lock is reentrant
         raise
       self._next.value = index + 1
       self._cond.notify_all()

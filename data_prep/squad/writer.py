@@ -61,13 +61,10 @@ def new_encoder(vocab_file, do_lower_case, max_seq_length, doc_stride,
                         max_query_length, is_training, with_sidecar)
 
 
-class Converted(collections.namedtuple("Converted", ["records", "sidecar"])):
-  """A chunk's features: each one's record entries but unique_ids, and
-  the sidecar's lines (`records.sidecar_template`, None without a sidecar).
-  The writer adds the unique ids."""
-
-  def __len__(self):
-    return len(self.records)
+# A chunk's features: each one's record entries but unique_ids, and the
+# sidecar's lines (`records.sidecar_template`, None without a sidecar). The
+# writer adds the unique ids.
+Converted = collections.namedtuple("Converted", ["records", "sidecar"])
 
 
 def convert_chunk(encoder, first_index, examples):
@@ -232,7 +229,7 @@ class _Outputs:
     for i, record in enumerate(converted.records):
       self.writer.write(example_bytes([entries({"unique_ids": first_id + i}),
                                        record]))
-    next_id = first_id + len(converted)
+    next_id = first_id + len(converted.records)
     if self.sidecar is not None:
       self.sidecar.write(converted.sidecar % tuple(range(first_id, next_id)))
     if flush:
