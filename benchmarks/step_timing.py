@@ -15,13 +15,13 @@ forward per layer = 2*S*(4H^2 + 2HI) + 4*S^2*H (QK^T and PV), plus the
 """
 
 import os
-import re
 import statistics
 import time
 
 from absl import flags
 import tensorflow as tf
 
+from benchmarks import trace_report
 from bert_tf.modeling.bert_config import BertConfig
 
 CONFIGS = {
@@ -159,75 +159,12 @@ def print_table(cases, results, loads):
 
 
 def profile(cases, logdir, top=15):
-  """Traces one measurement of each case into `logdir` and prints the op
-  types that took the most time (self time, summed over threads)."""
+  """Traces one measurement of each case into `logdir` and prints where
+  its time went (`trace_report`)."""
   for dtype, shape, _, time_fn in cases:
     case_dir = os.path.join(logdir, "%s_%s" % (dtype, shape))
     tf.profiler.experimental.start(case_dir)
     time_fn()
     tf.profiler.experimental.stop()
     print("## %s %s" % (dtype, shape))
-    print_top_ops(case_dir, top)
-
-
-def _xplanes(logdir):
-  from tensorflow.tsl.profiler.protobuf import xplane_pb2  # pylint: disable=g-import-not-at-top
-  for root, _, files in os.walk(logdir):
-    for name in files:
-      if name.endswith(".xplane.pb"):
-        space = xplane_pb2.XSpace()
-        with open(os.path.join(root, name), "rb") as f:
-          space.ParseFromString(f.read())
-        yield from space.planes
-
-
-_XLA_KERNEL = re.compile(r"^[a-z][a-z0-9_\-]*(\.\d+)?$")
-_XLA_WORDS = ("fusion", "reduce", "wrapped", "copy", "convert", "broadcast")
-
-
-def op_self_times(logdir):
-  """{op type: self seconds} of the TensorFlow op events on the host.
-
-  Op events are named `name:Type`; an event's self time is its duration
-  minus that of the op events nested in it on the same thread. Kernels of
-  XLA-compiled functions (HLO names such as `multiply_add_fusion.1`) are
-  summed as one "XLA kernels" entry.
-  """
-  totals = {}
-  for plane in _xplanes(logdir):
-    if not plane.name.startswith("/host:CPU"):
-      continue
-    meta = {k: v.name for k, v in plane.event_metadata.items()}
-    for line in plane.lines:
-      events = sorted(
-          ((e.offset_ps, e.duration_ps, meta.get(e.metadata_id, ""))
-           for e in line.events), key=lambda e: (e[0], -e[1]))
-      stack = []  # [end_ps, op type, child time]
-      for start, duration, name in events:
-        if _XLA_KERNEL.match(name) and any(w in name for w in _XLA_WORDS):
-          totals["XLA kernels"] = totals.get("XLA kernels", 0.0) + (
-              duration / 1e12)
-          continue
-        if ":" not in name or "::" in name:  # executor, not op, events
-          continue
-        op = name.rsplit(":", 1)[1].strip()
-        if op.startswith("__"):  # a whole tf.function, not one op
-          continue
-        while stack and stack[-1][0] <= start:
-          end, kind, child, own = stack.pop()
-          totals[kind] = totals.get(kind, 0.0) + (own - child) / 1e12
-        if stack:
-          stack[-1][2] += duration
-        stack.append([start + duration, op, 0, duration])
-      for _, kind, child, own in stack:
-        totals[kind] = totals.get(kind, 0.0) + (own - child) / 1e12
-  return totals
-
-
-def print_top_ops(logdir, top):
-  totals = op_self_times(logdir)
-  whole = sum(totals.values()) or 1.0
-  print("| op type | self time (s, all threads) | share |")
-  print("|---|---|---|")
-  for op, seconds in sorted(totals.items(), key=lambda kv: -kv[1])[:top]:
-    print("| %s | %.3f | %.1f%% |" % (op, seconds, 100 * seconds / whole))
+    trace_report.print_report(case_dir, top)
