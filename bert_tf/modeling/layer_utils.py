@@ -14,8 +14,6 @@ import tensorflow as tf
 from bert_tf.modeling.bert_config import LAYER_NORM_EPSILON
 from bert_tf.modeling.layer_norm import LayerNorm
 
-# tf.contrib.layers.layer_norm's epsilon for float32 (Keras defaults to 1e-3).
-
 
 def create_initializer(initializer_range):
   """Truncated normal at 2 stddev, like tf.truncated_normal_initializer."""
@@ -110,6 +108,30 @@ def apply_keep(x, keep, rate):
   others 0."""
   kept = x * keras.ops.cast(1.0 / (1.0 - rate), x.dtype)
   return keras.ops.where(keep, kept, keras.ops.zeros_like(x))
+
+
+@tf.custom_gradient
+def _matmul_dx_first(x, kernel):
+  def grad(dy):
+    dx = tf.matmul(dy, kernel, transpose_b=True)
+    with tf.control_dependencies([dx]):
+      return dx, tf.matmul(x, dy, transpose_a=True)
+  return tf.matmul(x, kernel), grad
+
+
+def matmul_dx_first(x, kernel):
+  """x @ kernel (2D), whose backward computes dx before dkernel.
+
+  The same two matmuls as TensorFlow's gradient (same values, bit for
+  bit), one after the other: TensorFlow's leaves them independent, so the
+  executor runs them side by side and they share the cores. Measured on 2
+  cores, a [1024, 3072] FFN's pair ran at 166-169 GFLOP/s side by side
+  against 179-188 in turn (float32). The BERT-Base training step (the
+  block's three explicit matmuls): float32 +2.6% at 128x8 (6 paired
+  rounds), +0.9% at 384x8 (5); mixed_bfloat16 +2.1% at 128x8 (6, noisier).
+  The q/k/v projections gained nothing (1.00x): they keep Keras' Dense.
+  """
+  return _matmul_dx_first(x, tf.convert_to_tensor(kernel))
 
 
 def dropout(rate, policy):

@@ -53,7 +53,7 @@ class TransformerBlock(keras.layers.Layer):
       a = self._fused_output(self.attention_output, context, flat,
                              self.attention_layer_norm)
       h = xla_fused.bias_activation(
-          keras.ops.matmul(a, self.intermediate.kernel),
+          layer_utils.matmul_dx_first(a, self.intermediate.kernel),
           self.intermediate.bias, self.intermediate.activation)
       y = self._fused_output(self.output_dense, h, a, self.output_layer_norm)
     else:
@@ -67,7 +67,7 @@ class TransformerBlock(keras.layers.Layer):
   def _fused_output(self, dense, x, residual, norm):
     """norm(dropout(dense(x)) + residual): the matmul in TF (oneDNN), the
     rest one XLA kernel each way."""
-    y = keras.ops.matmul(x, dense.kernel)
+    y = layer_utils.matmul_dx_first(x, dense.kernel)
     rate = self.dropout.rate
     seed = self.dropout.next_seed() if rate else None
     return xla_fused.bias_dropout_add_norm(y, dense.bias, seed, residual,

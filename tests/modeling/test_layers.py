@@ -125,3 +125,31 @@ def test_fused_attention_equals_explicit(policy, hidden):
       tf.cast(no_dropout(x, adder, batch=3, seq=24, training=True),
               tf.float32).numpy(),
       tf.cast(explicit, tf.float32).numpy())
+
+
+def test_matmul_dx_first_is_tensorflows_gradient_in_turn():
+  """Same product and gradients as TensorFlow's MatMul, bit for bit; in
+  the gradient graph the kernel's matmul waits for x's."""
+  rng = np.random.default_rng(0)
+  x = tf.constant(rng.normal(size=(6, 5)), tf.float32)
+  kernel = tf.Variable(rng.normal(size=(5, 3)), dtype=tf.float32)
+  dy = tf.constant(rng.normal(size=(6, 3)), tf.float32)
+
+  def gradients(matmul):
+    with tf.GradientTape() as tape:
+      tape.watch(x)
+      y = matmul(x, kernel)
+    return [y] + tape.gradient(y, [x, kernel], output_gradients=dy)
+
+  for ours, theirs in zip(gradients(layer_utils.matmul_dx_first),
+                          gradients(tf.matmul)):
+    np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+
+  graph = tf.function(lambda: gradients(
+      layer_utils.matmul_dx_first)).get_concrete_function().graph
+  matmuls = [op for op in graph.get_operations() if op.type == "MatMul"]
+  by_flags = {(op.get_attr("transpose_a"), op.get_attr("transpose_b")): op
+              for op in matmuls}
+  assert len(matmuls) == 3
+  dx, dkernel = by_flags[(False, True)], by_flags[(True, False)]
+  assert dx in dkernel.control_inputs
