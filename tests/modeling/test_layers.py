@@ -102,6 +102,11 @@ def test_fused_attention_equals_explicit(policy, hidden):
   explicit, probs = attention(x, adder, batch=3, seq=24, return_probs=True)
   np.testing.assert_array_equal(tf.cast(fused, tf.float32).numpy(),
                                 tf.cast(explicit, tf.float32).numpy())
+  # In a graph, grappler's fused kernels (float32: BatchMatMul * scale +
+  # adder in one) give the same context.
+  graph_fused = tf.function(lambda x: attention(x, adder, batch=3, seq=24))
+  np.testing.assert_array_equal(tf.cast(graph_fused(x), tf.float32).numpy(),
+                                tf.cast(explicit, tf.float32).numpy())
   assert probs.dtype == tf.float32
   np.testing.assert_allclose(probs.numpy()[2, :, :, 5:], 0.0, atol=1e-30)
   heads = lambda t: np.asarray(tf.cast(t, tf.float32)).reshape(
@@ -153,3 +158,4 @@ def test_matmul_dx_first_is_tensorflows_gradient_in_turn():
   assert len(matmuls) == 3
   dx, dkernel = by_flags[(False, True)], by_flags[(True, False)]
   assert dx in dkernel.control_inputs
+
