@@ -50,28 +50,18 @@ class BertSelfAttention(keras.layers.Layer):
     q, k, v = (keras.ops.reshape(layer(x), (batch, seq, self.num_heads,
                                             self.head_size))
                for layer in (self.query, self.key, self.value))
-    # Predicting in bfloat16: einsum on [B, S, A, H/A] (as Keras'
-    # dot_product_attention), no explicit transposes. In float32 the
-    # transposes and batched matmuls are faster (8 x 384: 32.5 vs 37.3 ms
-    # per layer), and so are they when training (the einsum gradients:
-    # 12.5 vs 10.0 ms per bfloat16 layer).
-    einsum = (not return_probs and not (training and self.dropout.rate)
-              and x.dtype == tf.bfloat16)
+    # Predicting, the scale multiplies the scores, where grappler fuses
+    # BatchMatMul * scale + adder into one oneDNN kernel
+    # (`_MklFusedBatchMatMulV2`: no pass of its own adds the mask). BERT-Base
+    # inference, paired rounds against the einsums bfloat16 used before:
+    # +9.1% at 128x8 and +2.9% at 384x8; float32 (transposes before too):
+    # 1.003x and 1.031x at 384x8. Otherwise a power of two (head size 64:
+    # 1/8) scales q, as exactly as the scores, and q is S/(H/A) times smaller.
     scale = 1.0 / math.sqrt(float(self.head_size))
-    # A power of two (head size 64: 1/8) scales q as exactly as the
-    # scores, and q is S/(H/A) times smaller than [B, A, S, S]. Except when
-    # predicting in float32: there grappler fuses BatchMatMul * scale +
-    # adder into one oneDNN kernel (`_MklFusedBatchMatMulV2`), which saves
-    # the mask's pass over the scores (BERT-Base at 384x8: 1.003x and 1.031x
-    # in two runs of 8 and 12 paired rounds).
-    fuses = not einsum and not training and x.dtype == tf.float32
-    if math.frexp(scale)[0] == 0.5 and not fuses:
+    if math.frexp(scale)[0] == 0.5 and (training or return_probs):
       q, scale = q * scale, 1.0
-    if einsum:
-      scores = tf.einsum("BTNH,BSNH->BNTS", q, k)
-    else:
-      q, k, v = (keras.ops.transpose(t, (0, 2, 1, 3)) for t in (q, k, v))
-      scores = keras.ops.matmul(q, keras.ops.transpose(k, (0, 1, 3, 2)))
+    q, k, v = (keras.ops.transpose(t, (0, 2, 1, 3)) for t in (q, k, v))
+    scores = keras.ops.matmul(q, keras.ops.transpose(k, (0, 1, 3, 2)))
     # Training with attention dropout: oneDNN's softmax, then dropout and
     # its gradient as XLA kernels whose mask is a hash (no [B, A, S, S]
     # mask drawn or stored).
@@ -84,10 +74,7 @@ class BertSelfAttention(keras.layers.Layer):
     else:
       softmax = keras.ops.softmax(logits, axis=-1)
       probs = self.dropout(keras.ops.cast(softmax, x.dtype), training=training)
-    if einsum:
-      context = tf.einsum("BNTS,BSNH->BTNH", probs, v)
-    else:
-      context = keras.ops.transpose(keras.ops.matmul(probs, v), (0, 2, 1, 3))
+    context = keras.ops.transpose(keras.ops.matmul(probs, v), (0, 2, 1, 3))
     context = keras.ops.reshape(context, (-1, self.num_heads * self.head_size))
     return (context, softmax) if return_probs else context
 
@@ -102,10 +89,12 @@ class BertSelfAttention(keras.layers.Layer):
     dropout (or returning the probabilities) keeps float32 scores:
     TensorFlow's bfloat16 softmax gradient rounds after each op (with
     dropout, `xla_fused.dropout_of_softmax` differentiates in float32). A
-    scale other than 1 applies in float32. Keras casts float call
-    arguments to the compute dtype; -10000 stays a large negative.
+    scale other than a power of two applies in float32 (a power of two is
+    exact in bfloat16). Keras casts float call arguments to the compute
+    dtype; -10000 stays a large negative.
     """
-    if float32 or scale != 1.0 or scores.dtype != tf.bfloat16:
+    exact = math.frexp(scale)[0] == 0.5
+    if float32 or not exact or scores.dtype != tf.bfloat16:
       scores = keras.ops.cast(scores, "float32")
     if scale != 1.0:
       scores = scores * scale

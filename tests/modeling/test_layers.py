@@ -86,8 +86,9 @@ def test_dropout_rate_holds_in_bfloat16():
 @pytest.mark.parametrize("policy", ["float32", "mixed_bfloat16"])
 @pytest.mark.parametrize("hidden", [64, 48])  # scale 1/4 (q scaled), 1/sqrt(12)
 def test_fused_attention_equals_explicit(policy, hidden):
-  """Without probabilities or dropout the layer takes the einsum path (its
-  bfloat16 softmax, predicting, on bfloat16 scores); its context equals
+  """Predicting without probabilities, the layer scales the scores instead
+  of q (in a graph, fused into the batched matmul with the mask) and its
+  bfloat16 softmax takes bfloat16 scores; its context equals
   the explicit path's (float32 softmax) exactly, padded keys included, and
   the probabilities are the float32 softmax of the scaled scores computed
   here by hand."""
