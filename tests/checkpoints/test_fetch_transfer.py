@@ -10,6 +10,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 
 import pytest
@@ -169,8 +170,11 @@ def test_no_network_is_said_plainly_after_backing_off(tmp_path, monkeypatch):
     raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
 
   monkeypatch.setattr(socket, "getaddrinfo", no_dns)
-  pauses = []
-  monkeypatch.setattr(time, "sleep", pauses.append)
+  # Only this thread's pauses: a server thread left by an earlier test may
+  # still be trickling (time.sleep(0.02)) and must really sleep.
+  pauses, sleep, me = [], time.sleep, threading.get_ident()
+  monkeypatch.setattr(time, "sleep", lambda seconds: pauses.append(
+      seconds) if threading.get_ident() == me else sleep(seconds))
   with pytest.raises(InputError) as e:
     fetch_model(NAME, str(tmp_path), base_url="http://models.example")
   assert ("download failed: no network (cannot resolve models.example: "
