@@ -54,7 +54,7 @@ class BertSelfAttention(keras.layers.Layer):
     # BatchMatMul * scale + adder into one oneDNN kernel
     # (`_MklFusedBatchMatMulV2`: no pass of its own adds the mask). BERT-Base
     # inference, paired rounds against the einsums bfloat16 used before:
-    # +9.1% at 128x8 and +2.9% at 384x8; float32 (transposes before too):
+    # +2.9% at 128x8 and +1.9% at 384x8; float32 (transposes before too):
     # 1.003x and 1.031x at 384x8. Otherwise a power of two (head size 64:
     # 1/8) scales q, as exactly as the scores, and q is S/(H/A) times smaller.
     scale = 1.0 / math.sqrt(float(self.head_size))
