@@ -98,32 +98,31 @@ def wall_breakdown(logdir, min_stretch_ms=5.0):
   if not edges:
     return 0.0, {}, {}, []
   edges.sort(key=lambda e: (e[0], e[1]))
-  first, running = edges[0][0], collections.Counter()
+  first, running, matmuls = edges[0][0], collections.Counter(), 0
   wall, others = collections.Counter(), collections.Counter()
   # The span opens without a matmul (the step's first ops are not one).
   stretches, free_since, previous = [[first, 0.0, collections.Counter()]], first, first
   for time, step, kind in edges:
     if time > previous:
-      ops = [op for op, n in running.items() if n]
       part = (time - previous) / 1e12
-      if any(_MATMUL.search(op) for op in ops):
+      ops = [] if matmuls else [op for op, n in running.items() if n]
+      if matmuls:
         wall["matmul"] += part
       elif ops:
         wall["other ops"] += part
-        for op in ops:
-          others[op] += part / len(ops)
-        if free_since is not None:
-          stretches[-1][2].update({op: part / len(ops) for op in ops})
+        shares = {op: part / len(ops) for op in ops}
+        others.update(shares)
+        stretches[-1][2].update(shares)
       else:
         wall["no op"] += part
-    matmul_before = any(_MATMUL.search(op) for op, n in running.items() if n)
     running[kind] += step
-    matmul_after = any(_MATMUL.search(op) for op, n in running.items() if n)
-    if matmul_before and not matmul_after:
-      free_since = time
-      stretches.append([time, 0.0, collections.Counter()])
-    elif matmul_after and not matmul_before and free_since is not None:
-      stretches[-1][1], free_since = (time - free_since) / 1e12, None
+    if _MATMUL.search(kind):
+      matmuls += step
+      if not matmuls:  # the last matmul ended
+        free_since = time
+        stretches.append([time, 0.0, collections.Counter()])
+      elif matmuls == 1 and step == 1:  # the first one began
+        stretches[-1][1], free_since = (time - free_since) / 1e12, None
     previous = time
   if free_since is not None:
     stretches[-1][1] = (previous - free_since) / 1e12

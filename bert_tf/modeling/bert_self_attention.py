@@ -25,6 +25,11 @@ from bert_tf.modeling import layer_utils
 from bert_tf.modeling import xla_fused
 
 
+def _power_of_two(scale):
+  """Multiplying by it is exact in float32 and bfloat16."""
+  return math.frexp(scale)[0] == 0.5
+
+
 class BertSelfAttention(keras.layers.Layer):
   """Multi-head self-attention with the original's math and variable layout."""
 
@@ -58,7 +63,7 @@ class BertSelfAttention(keras.layers.Layer):
     # 1.003x and 1.031x at 384x8. Otherwise a power of two (head size 64:
     # 1/8) scales q, as exactly as the scores, and q is S/(H/A) times smaller.
     scale = 1.0 / math.sqrt(float(self.head_size))
-    if math.frexp(scale)[0] == 0.5 and (training or return_probs):
+    if _power_of_two(scale) and (training or return_probs):
       q, scale = q * scale, 1.0
     q, k, v = (keras.ops.transpose(t, (0, 2, 1, 3)) for t in (q, k, v))
     scores = keras.ops.matmul(q, keras.ops.transpose(k, (0, 1, 3, 2)))
@@ -93,8 +98,7 @@ class BertSelfAttention(keras.layers.Layer):
     exact in bfloat16). Keras casts float call arguments to the compute
     dtype; -10000 stays a large negative.
     """
-    exact = math.frexp(scale)[0] == 0.5
-    if float32 or not exact or scores.dtype != tf.bfloat16:
+    if float32 or not _power_of_two(scale) or scores.dtype != tf.bfloat16:
       scores = keras.ops.cast(scores, "float32")
     if scale != 1.0:
       scores = scores * scale

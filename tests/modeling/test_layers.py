@@ -159,4 +159,3 @@ def test_matmul_dx_first_is_tensorflows_gradient_in_turn():
   assert len(matmuls) == 3
   dx, dkernel = by_flags[(False, True)], by_flags[(True, False)]
   assert dx in dkernel.control_inputs
-
