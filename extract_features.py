@@ -36,40 +36,50 @@ pretrained = app.lazy_import("bert_tf.modeling.pretrained")
 
 def define_flags():
   """The original extract_features.py flags, and ours."""
-  flags.DEFINE_string("input_file", None,
-                      "One sentence per line, or `A ||| B` for a pair.")
+  flags.DEFINE_string(
+    "input_file", None, "One sentence per line, or `A ||| B` for a pair."
+  )
   flags.DEFINE_string("output_file", None, "JSON lines out.")
-  flags.DEFINE_string("layers", "-1,-2,-3,-4",
-                      "Comma-separated layer indexes (-1 is the last).")
+  flags.DEFINE_string(
+    "layers", "-1,-2,-3,-4", "Comma-separated layer indexes (-1 is the last)."
+  )
   bert_flags.define_model_flags()
   bert_flags.define_max_seq_length(128)
   bert_flags.define_tokenizer_flags()
   flags.DEFINE_integer("batch_size", 32, "Batch size for predictions.")
   flags.DEFINE_bool(
-      "output_attentions", False,
-      "Also write the attention probabilities of --layers (every head) to "
-      "<output_file>.attentions.npz (python -m bert_tf.plot_attention draws "
-      "them).")
+    "output_attentions",
+    False,
+    "Also write the attention probabilities of --layers (every head) to "
+    "<output_file>.attentions.npz (python -m bert_tf.plot_attention draws "
+    "them).",
+  )
   engine_flags.define_dtype_flag()
   flags.DEFINE_bool("use_tpu", False, "Whether to use TPU or GPU/CPU.")
-  flags.DEFINE_string("master", None,
-                      "If using a TPU, the address of the master.")
+  flags.DEFINE_string(
+    "master", None, "If using a TPU, the address of the master."
+  )
   flags.DEFINE_integer(
-      "num_tpu_cores", 8,
-      "Only used if `use_tpu` is True. Total number of TPU cores to use.")
+    "num_tpu_cores",
+    8,
+    "Only used if `use_tpu` is True. Total number of TPU cores to use.",
+  )
   flags.DEFINE_bool(
-      "use_one_hot_embeddings", False,
-      "If True, tf.one_hot will be used for embedding lookups, otherwise "
-      "tf.nn.embedding_lookup will be used. On TPUs, this should be True "
-      "since it is much faster.")
+    "use_one_hot_embeddings",
+    False,
+    "If True, tf.one_hot will be used for embedding lookups, otherwise "
+    "tf.nn.embedding_lookup will be used. On TPUs, this should be True "
+    "since it is much faster.",
+  )
 
 
 def _parse_layers(text):
   try:
     return [int(x) for x in text.split(",")]
   except ValueError as e:
-    raise InputError("--layers=%s: expected comma-separated integers" %
-                     text) from e
+    raise InputError(
+      "--layers=%s: expected comma-separated integers" % text
+    ) from e
 
 
 def main(argv):
@@ -86,8 +96,9 @@ def main(argv):
   config = BertConfig.from_json_file(FLAGS.bert_config_file)
   config.check_max_seq_length(FLAGS.max_seq_length)
   try:
-    tokenization.validate_case_matches_checkpoint(FLAGS.do_lower_case,
-                                                  FLAGS.init_checkpoint)
+    tokenization.validate_case_matches_checkpoint(
+      FLAGS.do_lower_case, FLAGS.init_checkpoint
+    )
   except ValueError as e:
     raise InputError(str(e)) from e
   tokenizer = load_tokenizer(FLAGS.vocab_file, FLAGS.do_lower_case)
@@ -95,22 +106,35 @@ def main(argv):
   examples = read_examples(FLAGS.input_file)
   if not examples:
     raise InputError("--input_file=%s: no lines" % FLAGS.input_file)
-  config.check_segments(any(e.text_b for e in examples),
-                        "--input_file=%s" % FLAGS.input_file)
-  features = convert_examples_to_features(examples, FLAGS.max_seq_length,
-                                          tokenizer)
+  config.check_segments(
+    any(e.text_b for e in examples), "--input_file=%s" % FLAGS.input_file
+  )
+  features = convert_examples_to_features(
+    examples, FLAGS.max_seq_length, tokenizer
+  )
   distribution.configure_runtime(dtype=FLAGS.dtype)
   encoder, _, _ = pretrained.load_tf1_model(config, FLAGS.init_checkpoint)
   extractor = feature_extraction.FeatureExtractor(
-      encoder, layer_indexes, FLAGS.batch_size,
-      output_attentions=FLAGS.output_attentions)
+    encoder,
+    layer_indexes,
+    FLAGS.batch_size,
+    output_attentions=FLAGS.output_attentions,
+  )
   with contextlib.ExitStack() as stack:
     writer = stack.enter_context(atomic_output(FLAGS.output_file))
-    attentions = stack.enter_context(atomic_output(
-        FLAGS.output_file + ".attentions.npz", "wb")) if (
-            FLAGS.output_attentions) else None
-    for line in tqdm.tqdm(extractor.json_lines(features, attentions),
-                          total=len(features), unit="line", disable=None):
+    attentions = (
+      stack.enter_context(
+        atomic_output(FLAGS.output_file + ".attentions.npz", "wb")
+      )
+      if (FLAGS.output_attentions)
+      else None
+    )
+    for line in tqdm.tqdm(
+      extractor.json_lines(features, attentions),
+      total=len(features),
+      unit="line",
+      disable=None,
+    ):
       writer.write(line)
   logging.info("wrote %d lines to %s", len(features), FLAGS.output_file)
 

@@ -45,15 +45,19 @@ classifier_results = app.lazy_import("bert_tf.tasks.classifier_results")
 def define_flags():
   """The original run_classifier.py flags, and ours."""
   flags.DEFINE_string(
-      "data_dir", None,
-      "The input data dir. Should contain the .tsv files (or other data "
-      "files) for the task.")
+    "data_dir",
+    None,
+    "The input data dir. Should contain the .tsv files (or other data "
+    "files) for the task.",
+  )
   flags.DEFINE_string("task_name", None, "The name of the task to train.")
   flags.DEFINE_string(
-      "glue_submission_file", None,
-      "With --do_predict, also write the test predictions here as a GLUE "
-      "submission TSV (header `index<TAB>prediction`, label names; "
-      "regression: the score), e.g. $OUTPUT_DIR/MRPC.tsv.")
+    "glue_submission_file",
+    None,
+    "With --do_predict, also write the test predictions here as a GLUE "
+    "submission TSV (header `index<TAB>prediction`, label names; "
+    "regression: the score), e.g. $OUTPUT_DIR/MRPC.tsv.",
+  )
   finetune.define_flags(max_seq_length=128, records_of="data_prep.classifier")
   classifier_flags.define_task_flags()
 
@@ -78,54 +82,77 @@ class ClassifierJob(finetune.Job):
   def build_task(self, config, tokenizer):
     self.tokenizer = tokenizer
     num_labels = 1 if self.processor.is_regression else len(self.label_list)
-    return classification.ClassificationTask(config, num_labels, FLAGS.max_seq_length,
-                              self.processor.is_multi_label)
+    return classification.ClassificationTask(
+      config, num_labels, FLAGS.max_seq_length, self.processor.is_multi_label
+    )
 
   def segments(self):
-    return (any(e.text_b for examples in self.examples.values()
-                for e in examples), "--task_name=%s" % self.processor.name)
+    return (
+      any(e.text_b for examples in self.examples.values() for e in examples),
+      "--task_name=%s" % self.processor.name,
+    )
 
   def write_records(self, split, path):
-    self.write_padded(split, path, lambda examples, path, pad: (
-        write_examples_to_tfrecord(
-            examples, self.label_list, FLAGS.max_seq_length, self.tokenizer,
-            path, pad_to_multiple_of=pad,
-            multi_label=self.processor.is_multi_label)))
+    self.write_padded(
+      split,
+      path,
+      lambda examples, path, pad: write_examples_to_tfrecord(
+        examples,
+        self.label_list,
+        FLAGS.max_seq_length,
+        self.tokenizer,
+        path,
+        pad_to_multiple_of=pad,
+        multi_label=self.processor.is_multi_label,
+      ),
+    )
 
   def run_settings(self):
-    return "classifier", {
+    return (
+      "classifier",
+      {
         "task_name": self.processor.name,
         "labels": self.label_list,
         "regression": self.processor.is_regression,
-        "multi_label": self.processor.is_multi_label}, {}
+        "multi_label": self.processor.is_multi_label,
+      },
+      {},
+    )
 
   def _multi_labels(self):
     return self.label_list if self.processor.is_multi_label else None
 
   def eval_results(self, trainer):
     return classifier_results.eval_results(
-        self.processor.name, self.predict_rows(trainer, "dev", _KEYS),
-        self.batch_size("dev"), self.processor.is_regression,
-        trainer.global_step, self._multi_labels())
+      self.processor.name,
+      self.predict_rows(trainer, "dev", _KEYS),
+      self.batch_size("dev"),
+      self.processor.is_regression,
+      trainer.global_step,
+      self._multi_labels(),
+    )
 
   def metric_names(self):
     return classifier_results.metric_names(
-        self.processor.name, self.processor.is_regression,
-        self._multi_labels())
+      self.processor.name, self.processor.is_regression, self._multi_labels()
+    )
 
   def write_outputs(self, trainer):
     if FLAGS.do_eval:
-      write_eval_results(self.output_path("eval_results.txt"),
-                                  self.eval_results(trainer))
+      write_eval_results(
+        self.output_path("eval_results.txt"), self.eval_results(trainer)
+      )
     if FLAGS.do_predict:
       rows = self.predict_rows(trainer, "test", _KEYS)
-      write_lines(self.output_path("test_results.tsv"),
-                           classifier_results.prediction_lines(
-                               rows, self.processor.is_regression))
+      write_lines(
+        self.output_path("test_results.tsv"),
+        classifier_results.prediction_lines(rows, self.processor.is_regression),
+      )
       if FLAGS.glue_submission_file:
-        write_lines(FLAGS.glue_submission_file,
-                             classifier_results.glue_submission_lines(
-                                 rows, self.label_list))
+        write_lines(
+          FLAGS.glue_submission_file,
+          classifier_results.glue_submission_lines(rows, self.label_list),
+        )
 
 
 _KEYS = ("label_ids", "is_real_example")

@@ -48,11 +48,14 @@ multiple_choice = app.lazy_import("bert_tf.tasks.multiple_choice")
 def define_flags():
   """run_classifier.py's flags with the paper's SWAG recipe as defaults."""
   flags.DEFINE_string(
-      "data_dir", None,
-      "The input data dir: SWAG's train.csv, val.csv, test.csv, or "
-      "train.jsonl, val.jsonl (or dev.jsonl), test.jsonl.")
-  finetune.define_flags(max_seq_length=128,
-                        records_of="data_prep.multiple_choice")
+    "data_dir",
+    None,
+    "The input data dir: SWAG's train.csv, val.csv, test.csv, or "
+    "train.jsonl, val.jsonl (or dev.jsonl), test.jsonl.",
+  )
+  finetune.define_flags(
+    max_seq_length=128, records_of="data_prep.multiple_choice"
+  )
   # The paper's SWAG recipe (run_classifier's are batch 32, lr 5e-5).
   FLAGS.set_default("train_batch_size", 16)
   FLAGS.set_default("learning_rate", 2e-5)
@@ -67,7 +70,8 @@ class MultipleChoiceJob(finetune.Job):
 
   def check_flags(self, config):
     only_records = FLAGS.train_records and not (
-        FLAGS.do_eval or FLAGS.do_predict or self.periodic_eval())
+      FLAGS.do_eval or FLAGS.do_predict or self.periodic_eval()
+    )
     if not FLAGS.data_dir and not only_records:
       raise InputError("--data_dir is required")
 
@@ -77,8 +81,10 @@ class MultipleChoiceJob(finetune.Job):
     count = len(examples[0].endings)
     first = self._first = self._first or (path, count)
     if count != first[1]:
-      raise InputError("%s: %d choices per example, but %s has %d; every "
-                       "split needs the same number" % ((path, count) + first))
+      raise InputError(
+        "%s: %d choices per example, but %s has %d; every "
+        "split needs the same number" % ((path, count) + first)
+      )
     return examples
 
   def build_task(self, config, tokenizer):
@@ -87,8 +93,11 @@ class MultipleChoiceJob(finetune.Job):
       num_choices = self._first[1]
     else:
       num_choices = self._choices_in_records(
-          tokenizer.convert_tokens_to_ids(["[CLS]"])[0])
-    return multiple_choice.MultipleChoiceTask(config, num_choices, FLAGS.max_seq_length)
+        tokenizer.convert_tokens_to_ids(["[CLS]"])[0]
+      )
+    return multiple_choice.MultipleChoiceTask(
+      config, num_choices, FLAGS.max_seq_length
+    )
 
   def _choices_in_records(self, cls_id):
     """The number of choices of --train_records: every choice's
@@ -96,40 +105,58 @@ class MultipleChoiceJob(finetune.Job):
     files = input_pipeline.record_files(FLAGS.train_records, "train_records")
     ids = input_pipeline.first_record(files).get("input_ids", [])
     seq = FLAGS.max_seq_length
-    if not ids or len(ids) % seq or any(ids[i] != cls_id
-                                        for i in range(0, len(ids), seq)):
-      raise InputError("--train_records=%s: input_ids are not choices of "
-                       "--max_seq_length=%d, each starting with [CLS]" %
-                       (files[0], seq))
+    if (
+      not ids
+      or len(ids) % seq
+      or any(ids[i] != cls_id for i in range(0, len(ids), seq))
+    ):
+      raise InputError(
+        "--train_records=%s: input_ids are not choices of "
+        "--max_seq_length=%d, each starting with [CLS]" % (files[0], seq)
+      )
     return len(ids) // seq
 
   def train_value_limits(self):
     return {"label_ids": self.task.num_choices}
 
   def write_records(self, split, path):
-    self.write_padded(split, path, lambda examples, path, pad: write_records(
-        examples, FLAGS.max_seq_length, self.tokenizer, path,
-        pad_to_multiple_of=pad))
+    self.write_padded(
+      split,
+      path,
+      lambda examples, path, pad: write_records(
+        examples,
+        FLAGS.max_seq_length,
+        self.tokenizer,
+        path,
+        pad_to_multiple_of=pad,
+      ),
+    )
 
   def run_settings(self):
     return "multiple_choice", {"num_choices": self.task.num_choices}, {}
 
   def eval_results(self, trainer):
     return classifier_results.eval_results(
-        self.task.name, self.predict_rows(trainer, "dev"),
-        self.batch_size("dev"), False, trainer.global_step)
+      self.task.name,
+      self.predict_rows(trainer, "dev"),
+      self.batch_size("dev"),
+      False,
+      trainer.global_step,
+    )
 
   def metric_names(self):
     return classifier_results.metric_names(self.task.name, False)
 
   def write_outputs(self, trainer):
     if FLAGS.do_eval:
-      write_eval_results(self.output_path("eval_results.txt"),
-                         self.eval_results(trainer))
+      write_eval_results(
+        self.output_path("eval_results.txt"), self.eval_results(trainer)
+      )
     if FLAGS.do_predict:
-      write_lines(self.output_path("test_results.tsv"),
-                  classifier_results.prediction_lines(
-                      self.predict_rows(trainer, "test")))
+      write_lines(
+        self.output_path("test_results.tsv"),
+        classifier_results.prediction_lines(self.predict_rows(trainer, "test")),
+      )
 
 
 def main(_):

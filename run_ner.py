@@ -66,37 +66,51 @@ tagging = app.lazy_import("bert_tf.tasks.tagging")
 
 # split -> (its file flag, its file names in --data_dir, output prefix)
 _FILES = {
-    "train": ("train_file", ("train.txt",), None),
-    "dev": ("eval_file", ("valid.txt", "dev.txt"), "eval"),
-    "test": ("predict_file", ("test.txt",), "test"),
+  "train": ("train_file", ("train.txt",), None),
+  "dev": ("eval_file", ("valid.txt", "dev.txt"), "eval"),
+  "test": ("predict_file", ("test.txt",), "test"),
 }
 
 
 def define_flags():
   """run_classifier.py's flags plus the CoNLL files and feature modes."""
   flags.DEFINE_string(
-      "data_dir", None,
-      "Folder with train.txt, valid.txt (or dev.txt) and test.txt.")
+    "data_dir",
+    None,
+    "Folder with train.txt, valid.txt (or dev.txt) and test.txt.",
+  )
   flags.DEFINE_string("train_file", None, "Training file (default: data_dir).")
   flags.DEFINE_string("eval_file", None, "Dev file for --do_eval.")
-  flags.DEFINE_string("predict_file", None,
-                      "File to tag with --do_predict (tags optional).")
-  flags.DEFINE_string("tag_scheme", "iob2",
-                      "Tags of the files: iob2 or iob1 (converted to iob2).")
-  flags.DEFINE_string("labels", None,
-                      "Comma-separated label list (default: from the "
-                      "training file), e.g. O,B-PER,I-PER. Needed with "
-                      "--train_records: the list data_prep.ner printed.")
-  flags.DEFINE_bool("document_context", False,
-                    "Fill each window with the neighbouring sentences of the "
-                    "same document, as context without labels.")
-  flags.DEFINE_string("feature_mode", "fine_tune",
-                      "fine_tune, or a frozen-encoder feature mode: "
-                      "embeddings, second_to_last, last, "
-                      "weighted_sum_last_four, concat_last_four, "
-                      "weighted_sum_all.")
-  flags.DEFINE_integer("lstm_units", 768,
-                       "BiLSTM units per direction in a feature mode.")
+  flags.DEFINE_string(
+    "predict_file", None, "File to tag with --do_predict (tags optional)."
+  )
+  flags.DEFINE_string(
+    "tag_scheme", "iob2", "Tags of the files: iob2 or iob1 (converted to iob2)."
+  )
+  flags.DEFINE_string(
+    "labels",
+    None,
+    "Comma-separated label list (default: from the "
+    "training file), e.g. O,B-PER,I-PER. Needed with "
+    "--train_records: the list data_prep.ner printed.",
+  )
+  flags.DEFINE_bool(
+    "document_context",
+    False,
+    "Fill each window with the neighbouring sentences of the "
+    "same document, as context without labels.",
+  )
+  flags.DEFINE_string(
+    "feature_mode",
+    "fine_tune",
+    "fine_tune, or a frozen-encoder feature mode: "
+    "embeddings, second_to_last, last, "
+    "weighted_sum_last_four, concat_last_four, "
+    "weighted_sum_all.",
+  )
+  flags.DEFINE_integer(
+    "lstm_units", 768, "BiLSTM units per direction in a feature mode."
+  )
   finetune.define_flags(max_seq_length=128, records_of="data_prep.ner")
 
 
@@ -112,8 +126,10 @@ def _split_path(split, required):
       if os.path.isfile(path):
         return path
   if required:
-    raise InputError("--%s needs --%s or --data_dir with %s" % (
-        finetune.SPLITS[split].do_flag, file_flag, " or ".join(names)))
+    raise InputError(
+      "--%s needs --%s or --data_dir with %s"
+      % (finetune.SPLITS[split].do_flag, file_flag, " or ".join(names))
+    )
   return None
 
 
@@ -130,8 +146,10 @@ class TaggingJob(finetune.Job):
   def check_flags(self, config):
     tagging.check_feature_mode(FLAGS.feature_mode, config.num_hidden_layers)
     if FLAGS.train_records and not FLAGS.labels:
-      raise InputError("--train_records needs --labels: the label list "
-                       "data_prep.ner printed for the records")
+      raise InputError(
+        "--train_records needs --labels: the label list "
+        "data_prep.ner printed for the records"
+      )
 
   def read(self, split):
     return _read(_split_path(split, True))
@@ -145,8 +163,10 @@ class TaggingJob(finetune.Job):
       if train is None:
         path = _split_path("train", False)
         if path is None:
-          raise InputError("--labels is required without a training file "
-                           "(--train_file or --data_dir with train.txt)")
+          raise InputError(
+            "--labels is required without a training file "
+            "(--train_file or --data_dir with train.txt)"
+          )
         train = _read(path)
       if not conll.is_labelled(train):
         raise InputError("%s: no tags in the training file" % train[0].path)
@@ -155,21 +175,35 @@ class TaggingJob(finetune.Job):
       if conll.is_labelled(sentences):
         conll.check_tags(sentences, labels)
       elif split != "test":
-        raise InputError("%s: no tags; --%s needs a labelled file" %
-                         (sentences[0].path, finetune.SPLITS[split].do_flag))
+        raise InputError(
+          "%s: no tags; --%s needs a labelled file"
+          % (sentences[0].path, finetune.SPLITS[split].do_flag)
+        )
     return labels
 
   def build_task(self, config, tokenizer):
     self.labels = self._labels()
-    featurizer = Featurizer(tokenizer, self.labels, FLAGS.max_seq_length,
-                            FLAGS.document_context)
-    self.windows = {split: featurizer.windows(sentences)
-                    for split, sentences in self.examples.items()}
+    featurizer = Featurizer(
+      tokenizer, self.labels, FLAGS.max_seq_length, FLAGS.document_context
+    )
+    self.windows = {
+      split: featurizer.windows(sentences)
+      for split, sentences in self.examples.items()
+    }
     for split, windows in self.windows.items():
-      logging.info("%s: %d sentences -> %d windows", split,
-                   len(self.examples[split]), len(windows))
-    return tagging.TaggingTask(config, len(self.labels), FLAGS.max_seq_length,
-                       FLAGS.feature_mode, FLAGS.lstm_units)
+      logging.info(
+        "%s: %d sentences -> %d windows",
+        split,
+        len(self.examples[split]),
+        len(windows),
+      )
+    return tagging.TaggingTask(
+      config,
+      len(self.labels),
+      FLAGS.max_seq_length,
+      FLAGS.feature_mode,
+      FLAGS.lstm_units,
+    )
 
   def num_train_examples(self):
     return len(self.windows["train"])
@@ -192,8 +226,12 @@ class TaggingJob(finetune.Job):
     # data_prep.ner writes in document order: interleave the shards and
     # shuffle within 10,000 windows (~10 MB of records) instead of 100.
     return input_pipeline.training_dataset_fn(
-        files, self.task.feature_spec(True), FLAGS.train_batch_size,
-        interleave_files=len(files) > 1, shuffle_buffer=10000)
+      files,
+      self.task.feature_spec(True),
+      FLAGS.train_batch_size,
+      interleave_files=len(files) > 1,
+      shuffle_buffer=10000,
+    )
 
   def run_settings(self):
     head = {"labels": self.labels, "feature_mode": FLAGS.feature_mode}
@@ -204,24 +242,30 @@ class TaggingJob(finetune.Job):
 
   def prepare_output_dir(self):
     # For `export_saved_model --task=ner --labels_file`.
-    write_lines(self.output_path("label_list.txt"),
-                (label + "\n" for label in self.labels))
+    write_lines(
+      self.output_path("label_list.txt"),
+      (label + "\n" for label in self.labels),
+    )
 
   def _tag(self, trainer, split):
     """(word tags, metrics or None without gold tags) of `split`."""
     rows = self.predict_rows(trainer, split, ("label_weights",))
     sentences = self.examples[split]
-    tags = evaluation.word_tags(self.windows[split],
-                                [r["predictions"] for r in rows], sentences,
-                                self.labels)
+    tags = evaluation.word_tags(
+      self.windows[split],
+      [r["predictions"] for r in rows],
+      sentences,
+      self.labels,
+    )
     if not conll.is_labelled(sentences):
       return tags, None
     prefix = _FILES[split][2]
-    results = evaluation.entity_metrics([s.tags for s in sentences], tags,
-                                        prefix)
-    results[prefix + "_loss"] = (
-        np.sum([r["loss_sum"] for r in rows]) /
-        max(np.sum([r["label_weights"] for r in rows]), 1.0))
+    results = evaluation.entity_metrics(
+      [s.tags for s in sentences], tags, prefix
+    )
+    results[prefix + "_loss"] = np.sum([r["loss_sum"] for r in rows]) / max(
+      np.sum([r["label_weights"] for r in rows]), 1.0
+    )
     results["global_step"] = trainer.global_step
     return tags, results
 
@@ -240,13 +284,13 @@ class TaggingJob(finetune.Job):
     tags, results = self._tag(trainer, split)
     prefix = _FILES[split][2]
     # The results describe these predictions: published together.
-    with output_set(FLAGS.output_dir, [prefix + "_predictions.txt",
-                                       prefix + "_results.txt"]):
+    with output_set(
+      FLAGS.output_dir, [prefix + "_predictions.txt", prefix + "_results.txt"]
+    ):
       with atomic_output(self.output_path(prefix + "_predictions.txt")) as f:
         f.writelines(evaluation.prediction_lines(self.examples[split], tags))
       if results is not None:
-        write_eval_results(self.output_path(prefix + "_results.txt"),
-                           results)
+        write_eval_results(self.output_path(prefix + "_results.txt"), results)
 
 
 def main(_):

@@ -54,8 +54,13 @@ run_config = app.lazy_import("bert_tf.training.run_config")
 script_runner = app.lazy_import("bert_tf.cli.script_runner")
 
 # The keys of Trainer.evaluate with PretrainingTask (eval_results.txt).
-_METRIC_NAMES = ("loss", "masked_lm_accuracy", "masked_lm_loss",
-                 "next_sentence_accuracy", "next_sentence_loss")
+_METRIC_NAMES = (
+  "loss",
+  "masked_lm_accuracy",
+  "masked_lm_loss",
+  "next_sentence_accuracy",
+  "next_sentence_loss",
+)
 _REQUIRED = ("input_file", "bert_config_file", "output_dir")
 
 
@@ -63,44 +68,57 @@ def define_flags():
   """The original run_pretraining.py flags, and ours."""
   bert_flags.define_model_flags()
   flags.DEFINE_string(
-      "input_file", None,
-      "Input TF example files (can be a glob or comma separated).")
+    "input_file",
+    None,
+    "Input TF example files (can be a glob or comma separated).",
+  )
   bert_flags.define_output_dir()
   flags.DEFINE_integer(
-      "max_seq_length", 128,
-      "The maximum total input sequence length after WordPiece tokenization. "
-      "Sequences longer than this will be truncated, and sequences shorter "
-      "than this will be padded. Must match data generation.")
+    "max_seq_length",
+    128,
+    "The maximum total input sequence length after WordPiece tokenization. "
+    "Sequences longer than this will be truncated, and sequences shorter "
+    "than this will be padded. Must match data generation.",
+  )
   flags.DEFINE_integer(
-      "max_predictions_per_seq", 20,
-      "Maximum number of masked LM predictions per sequence. "
-      "Must match data generation.")
+    "max_predictions_per_seq",
+    20,
+    "Maximum number of masked LM predictions per sequence. "
+    "Must match data generation.",
+  )
   flags.DEFINE_bool("do_train", False, "Whether to run training.")
   flags.DEFINE_bool("do_eval", False, "Whether to run eval on the dev set.")
-  flags.DEFINE_integer("train_batch_size", 32,
-                       "Total batch size for training.")
+  flags.DEFINE_integer("train_batch_size", 32, "Total batch size for training.")
   flags.DEFINE_integer("eval_batch_size", 8, "Total batch size for eval.")
-  flags.DEFINE_float("learning_rate", 5e-5,
-                     "The initial learning rate for Adam.")
+  flags.DEFINE_float(
+    "learning_rate", 5e-5, "The initial learning rate for Adam."
+  )
   flags.DEFINE_integer("num_train_steps", 100000, "Number of training steps.")
   flags.DEFINE_integer("num_warmup_steps", 10000, "Number of warmup steps.")
   flags.DEFINE_integer("max_eval_steps", 100, "Maximum number of eval steps.")
   # New flags.
   flags.DEFINE_bool(
-      "dynamic_masking", False,
-      "Draw new masked-LM masks for every training batch (tf_text "
-      "mask_language_model, 80/10/10) from the tokens of --input_file, "
-      "instead of the masks stored there. Needs --vocab_file.")
+    "dynamic_masking",
+    False,
+    "Draw new masked-LM masks for every training batch (tf_text "
+    "mask_language_model, 80/10/10) from the tokens of --input_file, "
+    "instead of the masks stored there. Needs --vocab_file.",
+  )
   flags.DEFINE_string(
-      "vocab_file", None,
-      "With --dynamic_masking: the vocabulary of the data (for the ids of "
-      "[CLS], [SEP], [MASK] and the random replacement tokens).")
-  flags.DEFINE_float("masked_lm_prob", 0.15,
-                     "With --dynamic_masking: masked LM probability.")
+    "vocab_file",
+    None,
+    "With --dynamic_masking: the vocabulary of the data (for the ids of "
+    "[CLS], [SEP], [MASK] and the random replacement tokens).",
+  )
+  flags.DEFINE_float(
+    "masked_lm_prob", 0.15, "With --dynamic_masking: masked LM probability."
+  )
   flags.DEFINE_bool(
-      "do_whole_word_mask", False,
-      "With --dynamic_masking: mask whole words (a piece and its '##' "
-      "pieces), as create_pretraining_data --do_whole_word_mask does.")
+    "do_whole_word_mask",
+    False,
+    "With --dynamic_masking: mask whole words (a piece and its '##' "
+    "pieces), as create_pretraining_data --do_whole_word_mask does.",
+  )
   engine_flags.define_engine_flags()
   eval_flags.define_eval_flags(epochs=False, predict_checkpoint=False)
 
@@ -118,19 +136,28 @@ def _check_flags():
       raise InputError("--dynamic_masking needs --vocab_file")
     require_file(FLAGS.vocab_file, "vocab_file")
   elif FLAGS.do_whole_word_mask:
-    raise InputError("--do_whole_word_mask needs --dynamic_masking (static "
-                     "masks are made by create_pretraining_data)")
+    raise InputError(
+      "--do_whole_word_mask needs --dynamic_masking (static "
+      "masks are made by create_pretraining_data)"
+    )
 
 
 def _train_dataset_fn(input_files, specs):
   dataset_fn = input_pipeline.training_dataset_fn(
-      input_files, specs, FLAGS.train_batch_size, interleave_files=True,
-      deterministic=FLAGS.deterministic)
+    input_files,
+    specs,
+    FLAGS.train_batch_size,
+    interleave_files=True,
+    deterministic=FLAGS.deterministic,
+  )
   if not FLAGS.dynamic_masking:
     return dataset_fn
   masking = dynamic_masking.DynamicMasking.from_vocab_file(
-      FLAGS.vocab_file, FLAGS.max_predictions_per_seq, FLAGS.masked_lm_prob,
-      whole_word_mask=FLAGS.do_whole_word_mask)
+    FLAGS.vocab_file,
+    FLAGS.max_predictions_per_seq,
+    FLAGS.masked_lm_prob,
+    whole_word_mask=FLAGS.do_whole_word_mask,
+  )
   return masking.wrap(dataset_fn)
 
 
@@ -140,47 +167,75 @@ def main(_):
   config.check_max_seq_length(FLAGS.max_seq_length)
   config.check_segments(True, "pre-training (next sentence prediction)")
   input_files = expand_input_files(FLAGS.input_file)
-  task = pretraining.PretrainingTask(config, FLAGS.max_seq_length,
-                                     FLAGS.max_predictions_per_seq)
+  task = pretraining.PretrainingTask(
+    config, FLAGS.max_seq_length, FLAGS.max_predictions_per_seq
+  )
   specs = task.feature_spec(True)
   for path in input_files:
     input_pipeline.check_first_record(
-        path, specs, "input_file", "--max_seq_length / "
-        "--max_predictions_per_seq must match data generation")
-  logging.info("*** Input Files: %d (%s) ***", len(input_files),
-               ", ".join(input_files[:5]))
+      path,
+      specs,
+      "input_file",
+      "--max_seq_length / --max_predictions_per_seq must match data generation",
+    )
+  logging.info(
+    "*** Input Files: %d (%s) ***", len(input_files), ", ".join(input_files[:5])
+  )
 
   def evaluate(trainer):
     # As the original: --max_eval_steps batches of --input_file, in order.
     dataset = input_pipeline.eval_dataset(
-        input_files, specs, FLAGS.eval_batch_size, repeat=True,
-        drop_remainder=True, max_batches=FLAGS.max_eval_steps)
+      input_files,
+      specs,
+      FLAGS.eval_batch_size,
+      repeat=True,
+      drop_remainder=True,
+      max_batches=FLAGS.max_eval_steps,
+    )
     return trainer.evaluate(dataset, FLAGS.eval_batch_size)
 
-  hook = script_runner.eval_hook(FLAGS, evaluate, FLAGS.bert_config_file,
-                                 metric_names=_METRIC_NAMES)
+  hook = script_runner.eval_hook(
+    FLAGS, evaluate, FLAGS.bert_config_file, metric_names=_METRIC_NAMES
+  )
   make_output_dir(FLAGS.output_dir)
-  run_config.check_or_write(FLAGS.output_dir, run_config.RunConfig(
-      "pretraining", {"max_predictions_per_seq":
-                      FLAGS.max_predictions_per_seq},
+  run_config.check_or_write(
+    FLAGS.output_dir,
+    run_config.RunConfig(
+      "pretraining",
+      {"max_predictions_per_seq": FLAGS.max_predictions_per_seq},
       # The records are tokenized already: the casing is not known here.
-      run_config.tokenizer_settings(FLAGS.vocab_file, True, None) | {
-          "do_lower_case": None},
-      FLAGS.max_seq_length, config.to_dict()), "use another --output_dir")
+      run_config.tokenizer_settings(FLAGS.vocab_file, True, None)
+      | {"do_lower_case": None},
+      FLAGS.max_seq_length,
+      config.to_dict(),
+    ),
+    "use another --output_dir",
+  )
   trainer = script_runner.build_trainer(
-      FLAGS, task, FLAGS.num_train_steps, FLAGS.num_warmup_steps)
+    FLAGS, task, FLAGS.num_train_steps, FLAGS.num_warmup_steps
+  )
 
   if FLAGS.do_train:
-    logging.info("***** Running training: batch size %d, %d steps *****",
-                 FLAGS.train_batch_size, FLAGS.num_train_steps)
-    trainer.train(_train_dataset_fn(input_files, specs),
-                  FLAGS.num_train_steps, eval_hook=hook)
+    logging.info(
+      "***** Running training: batch size %d, %d steps *****",
+      FLAGS.train_batch_size,
+      FLAGS.num_train_steps,
+    )
+    trainer.train(
+      _train_dataset_fn(input_files, specs),
+      FLAGS.num_train_steps,
+      eval_hook=hook,
+    )
 
   if FLAGS.do_eval:
-    logging.info("***** Running evaluation: batch size %d, %d steps *****",
-                 FLAGS.eval_batch_size, FLAGS.max_eval_steps)
-    write_eval_results(os.path.join(FLAGS.output_dir, "eval_results.txt"),
-                       evaluate(trainer))
+    logging.info(
+      "***** Running evaluation: batch size %d, %d steps *****",
+      FLAGS.eval_batch_size,
+      FLAGS.max_eval_steps,
+    )
+    write_eval_results(
+      os.path.join(FLAGS.output_dir, "eval_results.txt"), evaluate(trainer)
+    )
 
 
 def run():

@@ -33,13 +33,21 @@ _REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _SHARED = os.path.join(_REPO, "..", "shared")
 LABELS = ("LOC", "MISC", "ORG", "PER")
 
-flags.DEFINE_string("conll_dir", os.path.join(_SHARED, "data", "conll2003"),
-                    "Folder with CoNLL-2003 train.txt, valid.txt, test.txt.")
-flags.DEFINE_string("model_dir",
-                    os.path.join(_SHARED, "models", "all-MiniLM-L6-v2"),
-                    "HuggingFace BERT folder (config.json, safetensors).")
-flags.DEFINE_string("work_dir", "/tmp/conll_multilabel",
-                    "TSVs, converted checkpoint and the run's output_dir.")
+flags.DEFINE_string(
+  "conll_dir",
+  os.path.join(_SHARED, "data", "conll2003"),
+  "Folder with CoNLL-2003 train.txt, valid.txt, test.txt.",
+)
+flags.DEFINE_string(
+  "model_dir",
+  os.path.join(_SHARED, "models", "all-MiniLM-L6-v2"),
+  "HuggingFace BERT folder (config.json, safetensors).",
+)
+flags.DEFINE_string(
+  "work_dir",
+  "/tmp/conll_multilabel",
+  "TSVs, converted checkpoint and the run's output_dir.",
+)
 flags.DEFINE_integer("num_train", 5000, "First N training sentences.")
 flags.DEFINE_integer("num_test", 500, "First N test sentences to predict.")
 flags.DEFINE_integer("max_seq_length", 64, "Sequence length.")
@@ -80,25 +88,33 @@ def _vectors(sets):
 
 def baselines(train_sets, dev_sets):
   """Dev micro/macro F1 of constant predictions chosen on the train sets."""
+
   def score(constant, sets):
     return multi_label_metrics(
-        np.tile(_vectors([constant]), (len(sets), 1)).astype(float),
-        _vectors(sets), LABELS)
+      np.tile(_vectors([constant]), (len(sets), 1)).astype(float),
+      _vectors(sets),
+      LABELS,
+    )
 
   counts = collections.Counter(frozenset(s) for s in train_sets)
   label_counts = collections.Counter(l for s in train_sets for l in s)
-  candidates = [frozenset(LABELS[i] for i in range(4) if mask >> i & 1)
-                for mask in range(16)]
+  candidates = [
+    frozenset(LABELS[i] for i in range(4) if mask >> i & 1)
+    for mask in range(16)
+  ]
   best = max(candidates, key=lambda c: score(c, train_sets)["eval_micro_f1"])
   out = {}
   for name, constant in (
-      ("majority_set", counts.most_common(1)[0][0]),
-      ("most_frequent_label", {label_counts.most_common(1)[0][0]}),
-      ("best_constant_set", best)):
+    ("majority_set", counts.most_common(1)[0][0]),
+    ("most_frequent_label", {label_counts.most_common(1)[0][0]}),
+    ("best_constant_set", best),
+  ):
     metrics = score(constant, dev_sets)
-    out[name] = {"set": sorted(constant),
-                 "micro_f1": round(metrics["eval_micro_f1"], 4),
-                 "macro_f1": round(metrics["eval_macro_f1"], 4)}
+    out[name] = {
+      "set": sorted(constant),
+      "micro_f1": round(metrics["eval_micro_f1"], 4),
+      "macro_f1": round(metrics["eval_macro_f1"], 4),
+    }
   return out
 
 
@@ -112,40 +128,67 @@ def main(_):
   data_dir = os.path.join(FLAGS.work_dir, "data")
   os.makedirs(data_dir, exist_ok=True)
   train = read_conll(os.path.join(FLAGS.conll_dir, "train.txt"))
-  train = train[:FLAGS.num_train]
+  train = train[: FLAGS.num_train]
   dev = read_conll(os.path.join(FLAGS.conll_dir, "valid.txt"))
   test = read_conll(os.path.join(FLAGS.conll_dir, "test.txt"))
-  for name, sentences in (("train", train), ("dev", dev),
-                          ("test", test[:FLAGS.num_test])):
+  for name, sentences in (
+    ("train", train),
+    ("dev", dev),
+    ("test", test[: FLAGS.num_test]),
+  ):
     write_tsv(os.path.join(data_dir, name + ".tsv"), sentences)
   ckpt_dir = os.path.join(FLAGS.work_dir, "minilm_ckpt")
   if not os.path.exists(os.path.join(ckpt_dir, "bert_model.ckpt.index")):
-    _run(["-m", "bert_tf.convert_checkpoint", "--input=" + FLAGS.model_dir,
-          "--input_format=hf", "--output_dir=" + ckpt_dir])
+    _run(
+      [
+        "-m",
+        "bert_tf.convert_checkpoint",
+        "--input=" + FLAGS.model_dir,
+        "--input_format=hf",
+        "--output_dir=" + ckpt_dir,
+      ]
+    )
   output_dir = os.path.join(FLAGS.work_dir, "run")
   start = time.time()
-  _run(["run_classifier.py", "--task_name=tsv", "--multi_label",
-        "--labels=" + ",".join(LABELS), "--label_column=0",
-        "--text_a_column=1", "--data_dir=" + data_dir,
-        "--vocab_file=" + os.path.join(ckpt_dir, "vocab.txt"),
-        "--bert_config_file=" + os.path.join(ckpt_dir, "bert_config.json"),
-        "--init_checkpoint=" + os.path.join(ckpt_dir, "bert_model.ckpt"),
-        "--do_lower_case", "--do_train", "--do_eval", "--do_predict",
-        "--max_seq_length=%d" % FLAGS.max_seq_length,
-        "--train_batch_size=%d" % FLAGS.train_batch_size,
-        "--eval_batch_size=64", "--predict_batch_size=64",
-        "--learning_rate=%g" % FLAGS.learning_rate,
-        "--num_train_epochs=%g" % FLAGS.num_train_epochs,
-        "--eval_every_steps=%d" % FLAGS.eval_every_steps,
-        "--best_metric=eval_micro_f1", "--output_dir=" + output_dir,
-        "--noprogress", "--iterations_per_loop=25"])
+  _run(
+    [
+      "run_classifier.py",
+      "--task_name=tsv",
+      "--multi_label",
+      "--labels=" + ",".join(LABELS),
+      "--label_column=0",
+      "--text_a_column=1",
+      "--data_dir=" + data_dir,
+      "--vocab_file=" + os.path.join(ckpt_dir, "vocab.txt"),
+      "--bert_config_file=" + os.path.join(ckpt_dir, "bert_config.json"),
+      "--init_checkpoint=" + os.path.join(ckpt_dir, "bert_model.ckpt"),
+      "--do_lower_case",
+      "--do_train",
+      "--do_eval",
+      "--do_predict",
+      "--max_seq_length=%d" % FLAGS.max_seq_length,
+      "--train_batch_size=%d" % FLAGS.train_batch_size,
+      "--eval_batch_size=64",
+      "--predict_batch_size=64",
+      "--learning_rate=%g" % FLAGS.learning_rate,
+      "--num_train_epochs=%g" % FLAGS.num_train_epochs,
+      "--eval_every_steps=%d" % FLAGS.eval_every_steps,
+      "--best_metric=eval_micro_f1",
+      "--output_dir=" + output_dir,
+      "--noprogress",
+      "--iterations_per_loop=25",
+    ]
+  )
   seconds = time.time() - start
   with open(os.path.join(output_dir, "eval_results.txt")) as f:
     results = dict(line.strip().split(" = ") for line in f if line.strip())
-  summary = {"train_sentences": len(train), "dev_sentences": len(dev),
-             "dev": results, "wall_seconds": round(seconds, 1),
-             "baselines": baselines([s for _, s in train],
-                                    [s for _, s in dev])}
+  summary = {
+    "train_sentences": len(train),
+    "dev_sentences": len(dev),
+    "dev": results,
+    "wall_seconds": round(seconds, 1),
+    "baselines": baselines([s for _, s in train], [s for _, s in dev]),
+  }
   print(json.dumps(summary, indent=2))
   with open(os.path.join(FLAGS.work_dir, "summary.json"), "w") as f:
     json.dump(summary, f, indent=2)

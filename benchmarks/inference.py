@@ -25,10 +25,13 @@ from bert_tf.tasks.squad import SquadModel
 
 step_timing.define_flags(default_rounds=5)
 flags.DEFINE_integer("batches", 2, "Batches per measurement.")
-flags.DEFINE_string("profile_dir", None,
-                    "Instead of the table: trace one measurement of each "
-                    "dtype and shape into this folder and print the top "
-                    "ops.")
+flags.DEFINE_string(
+  "profile_dir",
+  None,
+  "Instead of the table: trace one measurement of each "
+  "dtype and shape into this folder and print the top "
+  "ops.",
+)
 FLAGS = flags.FLAGS
 
 
@@ -67,16 +70,24 @@ def main(argv):
   cases = []
   for seq, batch in step_timing.parse_shapes(FLAGS.shapes):
     for dtype in FLAGS.dtype:
-      cases.append((dtype, "%dx%d" % (seq, batch),
-                    step_timing.forward_flops(config, seq),
-                    forward_timer(models[dtype], config, seq, batch)))
+      cases.append(
+        (
+          dtype,
+          "%dx%d" % (seq, batch),
+          step_timing.forward_flops(config, seq),
+          forward_timer(models[dtype], config, seq, batch),
+        )
+      )
   if FLAGS.profile_dir:
     step_timing.profile(cases, FLAGS.profile_dir)
     return
-  print("Inference, %s config, XLA %s, %d batch(es) per measurement" % (
-      FLAGS.config, "on" if FLAGS.use_xla else "off", FLAGS.batches))
-  results, loads = step_timing.run_rounds(cases, FLAGS.rounds,
-                                          FLAGS.matmul_size)
+  print(
+    "Inference, %s config, XLA %s, %d batch(es) per measurement"
+    % (FLAGS.config, "on" if FLAGS.use_xla else "off", FLAGS.batches)
+  )
+  results, loads = step_timing.run_rounds(
+    cases, FLAGS.rounds, FLAGS.matmul_size
+  )
   step_timing.print_table(cases, results, loads)
 
 

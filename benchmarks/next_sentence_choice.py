@@ -34,14 +34,21 @@ _REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _SHARED = os.path.join(_REPO, "..", "shared")
 
 FLAGS = flags.FLAGS
-flags.DEFINE_string("corpus", os.path.join(
-    _SHARED, "data", "corpus", "tiny_pretrain_corpus.txt"),
-                    "One sentence per line, blank line between documents.")
-flags.DEFINE_string("model_dir", os.path.join(
-    _SHARED, "models", "all-MiniLM-L6-v2"),
-                    "HuggingFace BERT folder (config.json, safetensors).")
-flags.DEFINE_string("work_dir", "/tmp/next_sentence_choice",
-                    "Data, converted checkpoint and run outputs.")
+flags.DEFINE_string(
+  "corpus",
+  os.path.join(_SHARED, "data", "corpus", "tiny_pretrain_corpus.txt"),
+  "One sentence per line, blank line between documents.",
+)
+flags.DEFINE_string(
+  "model_dir",
+  os.path.join(_SHARED, "models", "all-MiniLM-L6-v2"),
+  "HuggingFace BERT folder (config.json, safetensors).",
+)
+flags.DEFINE_string(
+  "work_dir",
+  "/tmp/next_sentence_choice",
+  "Data, converted checkpoint and run outputs.",
+)
 flags.DEFINE_integer("train_examples", 3000, "Training examples.")
 flags.DEFINE_integer("dev_examples", 500, "Dev examples.")
 flags.DEFINE_float("dev_documents", 0.2, "Share of documents held out.")
@@ -52,8 +59,20 @@ flags.DEFINE_float("num_train_epochs", 1.0, "Training epochs.")
 flags.DEFINE_integer("seed", 12345, "Data sampling and training seed.")
 
 _MIN_WORDS = 4
-_HEADER = ["", "video-id", "fold-ind", "startphrase", "sent1", "sent2",
-           "gold-source", "ending0", "ending1", "ending2", "ending3", "label"]
+_HEADER = [
+  "",
+  "video-id",
+  "fold-ind",
+  "startphrase",
+  "sent1",
+  "sent2",
+  "gold-source",
+  "ending0",
+  "ending1",
+  "ending2",
+  "ending3",
+  "label",
+]
 
 
 def read_documents(path):
@@ -71,13 +90,17 @@ def read_documents(path):
 
 def make_examples(documents, count, rng):
   """`count` SWAG rows: (doc id, context, 4 endings, label)."""
+
   def usable(sentence):
     return len(sentence.split()) >= _MIN_WORDS
 
-  pairs = [(d, a, b) for d, doc in enumerate(documents)
-           for a, b in zip(doc, doc[1:]) if usable(a) and usable(b)]
-  pool = [(d, s) for d, doc in enumerate(documents) for s in doc
-          if usable(s)]
+  pairs = [
+    (d, a, b)
+    for d, doc in enumerate(documents)
+    for a, b in zip(doc, doc[1:])
+    if usable(a) and usable(b)
+  ]
+  pool = [(d, s) for d, doc in enumerate(documents) for s in doc if usable(s)]
   rows = []
   for d, context, gold in rng.sample(pairs, min(count, len(pairs))):
     distractors = []
@@ -86,8 +109,9 @@ def make_examples(documents, count, rng):
       if other != d and sentence not in distractors:
         distractors.append(sentence)
     label = rng.randrange(4)
-    rows.append((d, context, distractors[:label] + [gold] +
-                 distractors[label:], label))
+    rows.append(
+      (d, context, distractors[:label] + [gold] + distractors[label:], label)
+    )
   return rows
 
 
@@ -96,8 +120,9 @@ def write_swag_csv(path, rows):
     writer = csv.writer(f)
     writer.writerow(_HEADER)
     for i, (d, context, endings, label) in enumerate(rows):
-      writer.writerow([i, "doc%d" % d, i, context, context, "", "gold"] +
-                      endings + [label])
+      writer.writerow(
+        [i, "doc%d" % d, i, context, context, "", "gold"] + endings + [label]
+      )
 
 
 def build_data(data_dir):
@@ -105,8 +130,10 @@ def build_data(data_dir):
   documents = read_documents(FLAGS.corpus)
   rng.shuffle(documents)
   held_out = int(len(documents) * FLAGS.dev_documents)
-  splits = {"val": (documents[:held_out], FLAGS.dev_examples),
-            "train": (documents[held_out:], FLAGS.train_examples)}
+  splits = {
+    "val": (documents[:held_out], FLAGS.dev_examples),
+    "train": (documents[held_out:], FLAGS.train_examples),
+  }
   os.makedirs(data_dir, exist_ok=True)
   sizes = {}
   for name, (docs, count) in splits.items():
@@ -131,14 +158,22 @@ def _eval_results(output_dir):
 
 def run_multiple_choice(ckpt_dir, data_dir, output_dir, *args):
   """run_multiple_choice.py with the converted checkpoint; -> (results, s)."""
-  seconds = _run([
-      "run_multiple_choice.py", "--data_dir=" + data_dir,
+  seconds = _run(
+    [
+      "run_multiple_choice.py",
+      "--data_dir=" + data_dir,
       "--vocab_file=" + os.path.join(ckpt_dir, "vocab.txt"),
       "--bert_config_file=" + os.path.join(ckpt_dir, "bert_config.json"),
       "--init_checkpoint=" + os.path.join(ckpt_dir, "bert_model.ckpt"),
-      "--max_seq_length=%d" % FLAGS.max_seq_length, "--do_eval",
-      "--eval_batch_size=64", "--seed=%d" % FLAGS.seed,
-      "--output_dir=" + output_dir, "--noprogress"] + list(args))
+      "--max_seq_length=%d" % FLAGS.max_seq_length,
+      "--do_eval",
+      "--eval_batch_size=64",
+      "--seed=%d" % FLAGS.seed,
+      "--output_dir=" + output_dir,
+      "--noprogress",
+    ]
+    + list(args)
+  )
   return _eval_results(output_dir), seconds
 
 
@@ -150,22 +185,41 @@ def main(_):
   summary = {"data": build_data(data_dir)}
   ckpt_dir = os.path.join(FLAGS.work_dir, "minilm_ckpt")
   if not os.path.exists(os.path.join(ckpt_dir, "bert_model.ckpt.index")):
-    _run(["-m", "bert_tf.convert_checkpoint", "--input=" + FLAGS.model_dir,
-          "--input_format=hf", "--output_dir=" + ckpt_dir])
+    _run(
+      [
+        "-m",
+        "bert_tf.convert_checkpoint",
+        "--input=" + FLAGS.model_dir,
+        "--input_format=hf",
+        "--output_dir=" + ckpt_dir,
+      ]
+    )
   results, seconds = run_multiple_choice(
-      ckpt_dir, data_dir, os.path.join(FLAGS.work_dir, "untrained"))
+    ckpt_dir, data_dir, os.path.join(FLAGS.work_dir, "untrained")
+  )
   summary["untrained_head"] = dict(results, wall_seconds=seconds)
   results, seconds = run_multiple_choice(
-      ckpt_dir, data_dir, os.path.join(FLAGS.work_dir, "fine_tuned"),
-      "--do_train", "--train_batch_size=%d" % FLAGS.train_batch_size,
-      "--learning_rate=%g" % FLAGS.learning_rate,
-      "--num_train_epochs=%g" % FLAGS.num_train_epochs,
-      "--iterations_per_loop=25")
+    ckpt_dir,
+    data_dir,
+    os.path.join(FLAGS.work_dir, "fine_tuned"),
+    "--do_train",
+    "--train_batch_size=%d" % FLAGS.train_batch_size,
+    "--learning_rate=%g" % FLAGS.learning_rate,
+    "--num_train_epochs=%g" % FLAGS.num_train_epochs,
+    "--iterations_per_loop=25",
+  )
   summary["fine_tuned"] = dict(results, wall_seconds=seconds)
   summary["chance"] = 0.25
-  summary["recipe"] = {name: FLAGS[name].value for name in (
-      "max_seq_length", "train_batch_size", "learning_rate",
-      "num_train_epochs", "seed")}
+  summary["recipe"] = {
+    name: FLAGS[name].value
+    for name in (
+      "max_seq_length",
+      "train_batch_size",
+      "learning_rate",
+      "num_train_epochs",
+      "seed",
+    )
+  }
   print(json.dumps(summary, indent=2), flush=True)
   with open(os.path.join(FLAGS.work_dir, "summary.json"), "w") as f:
     json.dump(summary, f, indent=2)

@@ -23,14 +23,25 @@ def main(work_dir, png_path):
   steps = [r["step"] for r in rows]
   fig, (loss_ax, acc_ax) = plt.subplots(1, 2, figsize=(10, 4))
   loss_ax.plot(steps, [r["masked_lm_loss"] for r in rows], "o-")
-  loss_ax.set(xlabel="step", ylabel="held-out masked LM loss",
-              title="Masked LM loss (held out)")
-  acc_ax.plot(steps, [r["masked_lm_accuracy"] for r in rows], "o-",
-              label="model")
-  acc_ax.axhline(baseline, color="gray", linestyle="--",
-                 label="unigram baseline (%.3f)" % baseline)
-  acc_ax.set(xlabel="step", ylabel="held-out masked LM accuracy",
-             title="Masked LM accuracy (held out)")
+  loss_ax.set(
+    xlabel="step",
+    ylabel="held-out masked LM loss",
+    title="Masked LM loss (held out)",
+  )
+  acc_ax.plot(
+    steps, [r["masked_lm_accuracy"] for r in rows], "o-", label="model"
+  )
+  acc_ax.axhline(
+    baseline,
+    color="gray",
+    linestyle="--",
+    label="unigram baseline (%.3f)" % baseline,
+  )
+  acc_ax.set(
+    xlabel="step",
+    ylabel="held-out masked LM accuracy",
+    title="Masked LM accuracy (held out)",
+  )
   acc_ax.legend()
   fig.tight_layout()
   fig.savefig(png_path, dpi=100)

@@ -46,14 +46,20 @@ from bert_tf.tasks.pretraining import PretrainingModel
 from bert_tf.training import input_pipeline
 
 FLAGS = flags.FLAGS
-flags.DEFINE_string("corpus", None, "One sentence per line, blank line "
-                    "between documents.")
+flags.DEFINE_string(
+  "corpus", None, "One sentence per line, blank line between documents."
+)
 flags.DEFINE_string("work_dir", "out/pretraining_curve", "Data, run, CSV.")
-flags.DEFINE_string("vocab_file", os.path.join(REPO, "examples/data/vocab.txt"),
-                    "WordPiece vocabulary.")
-flags.DEFINE_string("bert_config_file",
-                    os.path.join(REPO, "examples/bert_config_tiny.json"),
-                    "Model config.")
+flags.DEFINE_string(
+  "vocab_file",
+  os.path.join(REPO, "examples/data/vocab.txt"),
+  "WordPiece vocabulary.",
+)
+flags.DEFINE_string(
+  "bert_config_file",
+  os.path.join(REPO, "examples/bert_config_tiny.json"),
+  "Model config.",
+)
 flags.DEFINE_integer("num_train_steps", 3000, "Training steps.")
 flags.DEFINE_integer("num_warmup_steps", 300, "Warmup steps.")
 flags.DEFINE_float("learning_rate", 1e-3, "Peak learning rate.")
@@ -103,8 +109,12 @@ def evaluate(step, path):
     for name, (num, den) in step(features).items():
       totals[name + "/num"] += float(tf.reduce_sum(num))
       totals[name + "/den"] += float(tf.reduce_sum(den))
-  names = ("masked_lm_loss", "masked_lm_accuracy", "next_sentence_accuracy",
-           "next_sentence_loss")
+  names = (
+    "masked_lm_loss",
+    "masked_lm_accuracy",
+    "next_sentence_accuracy",
+    "next_sentence_loss",
+  )
   return {n: totals[n + "/num"] / totals[n + "/den"] for n in names}
 
 
@@ -116,29 +126,52 @@ def main(_):
   start = time.time()
   texts = {k: os.path.join(work, k + ".txt") for k in ("train", "heldout")}
   records = {k: os.path.join(work, k + ".tfrecord") for k in texts}
-  n_train, n_held = split_corpus(FLAGS.corpus, texts["train"],
-                                 texts["heldout"], FLAGS.holdout_every)
+  n_train, n_held = split_corpus(
+    FLAGS.corpus, texts["train"], texts["heldout"], FLAGS.holdout_every
+  )
   print("documents: %d train, %d held out" % (n_train, n_held), flush=True)
-  for key, seed, dupe in (("train", 12345, FLAGS.dupe_factor),
-                          ("heldout", 54321, 2)):
+  for key, seed, dupe in (
+    ("train", 12345, FLAGS.dupe_factor),
+    ("heldout", 54321, 2),
+  ):
     if os.path.exists(records[key]):  # A rerun resumes.
       continue
-    _run([sys.executable, "-m", "data_prep.create_pretraining_data",
-          "--input_file=" + texts[key], "--output_file=" + records[key],
-          "--vocab_file=" + FLAGS.vocab_file, "--max_seq_length=%d" % _SEQ,
-          "--max_predictions_per_seq=%d" % _PRED, "--random_seed=%d" % seed,
-          "--dupe_factor=%d" % dupe], log)
+    _run(
+      [
+        sys.executable,
+        "-m",
+        "data_prep.create_pretraining_data",
+        "--input_file=" + texts[key],
+        "--output_file=" + records[key],
+        "--vocab_file=" + FLAGS.vocab_file,
+        "--max_seq_length=%d" % _SEQ,
+        "--max_predictions_per_seq=%d" % _PRED,
+        "--random_seed=%d" % seed,
+        "--dupe_factor=%d" % dupe,
+      ],
+      log,
+    )
   data_seconds = time.time() - start
-  _run([sys.executable, "run_pretraining.py", "--do_train",
-        "--input_file=" + records["train"], "--output_dir=" + run_dir,
-        "--bert_config_file=" + FLAGS.bert_config_file,
-        "--train_batch_size=%d" % FLAGS.train_batch_size,
-        "--num_train_steps=%d" % FLAGS.num_train_steps,
-        "--num_warmup_steps=%d" % FLAGS.num_warmup_steps,
-        "--learning_rate=%g" % FLAGS.learning_rate,
-        "--save_checkpoints_steps=%d" % FLAGS.save_checkpoints_steps,
-        "--iterations_per_loop=%d" % FLAGS.save_checkpoints_steps,
-        "--keep_checkpoint_max=1000", "--seed=1", "--noprogress"], log)
+  _run(
+    [
+      sys.executable,
+      "run_pretraining.py",
+      "--do_train",
+      "--input_file=" + records["train"],
+      "--output_dir=" + run_dir,
+      "--bert_config_file=" + FLAGS.bert_config_file,
+      "--train_batch_size=%d" % FLAGS.train_batch_size,
+      "--num_train_steps=%d" % FLAGS.num_train_steps,
+      "--num_warmup_steps=%d" % FLAGS.num_warmup_steps,
+      "--learning_rate=%g" % FLAGS.learning_rate,
+      "--save_checkpoints_steps=%d" % FLAGS.save_checkpoints_steps,
+      "--iterations_per_loop=%d" % FLAGS.save_checkpoints_steps,
+      "--keep_checkpoint_max=1000",
+      "--seed=1",
+      "--noprogress",
+    ],
+    log,
+  )
 
   train_counts = masked_token_counts(records["train"])
   held_counts = masked_token_counts(records["heldout"])
@@ -146,42 +179,70 @@ def main(_):
   baseline = held_counts[top_id] / sum(held_counts.values())
 
   model = PretrainingModel(BertConfig.from_json_file(FLAGS.bert_config_file))
-  step = tf.function(lambda f: pretraining_metrics(f, model(f, training=False)),
-                     reduce_retracing=True)
+  step = tf.function(
+    lambda f: pretraining_metrics(f, model(f, training=False)),
+    reduce_retracing=True,
+  )
   state = tf.train.get_checkpoint_state(run_dir)
-  paths = sorted(state.all_model_checkpoint_paths,
-                 key=lambda p: int(p.rsplit("-", 1)[1]))
+  paths = sorted(
+    state.all_model_checkpoint_paths, key=lambda p: int(p.rsplit("-", 1)[1])
+  )
   # Throughput between the first and last checkpoint (no tracing time).
   first, last = (os.path.getmtime(p + ".index") for p in (paths[0], paths[-1]))
-  steps_per_second = (int(paths[-1].rsplit("-", 1)[1]) -
-                      int(paths[0].rsplit("-", 1)[1])) / max(last - first, 1e-9)
+  steps_per_second = (
+    int(paths[-1].rsplit("-", 1)[1]) - int(paths[0].rsplit("-", 1)[1])
+  ) / max(last - first, 1e-9)
   rows = [dict(step=0, **evaluate(step, records["heldout"]))]
   for path in paths:
     restore_engine_checkpoint(model, path)
-    rows.append(dict(step=int(path.rsplit("-", 1)[1]),
-                     **evaluate(step, records["heldout"])))
-    print("step %(step)d: held-out masked_lm_loss %(masked_lm_loss).4f, "
-          "masked_lm_accuracy %(masked_lm_accuracy).4f, "
-          "next_sentence_accuracy %(next_sentence_accuracy).4f" % rows[-1],
-          flush=True)
+    rows.append(
+      dict(
+        step=int(path.rsplit("-", 1)[1]), **evaluate(step, records["heldout"])
+      )
+    )
+    print(
+      "step %(step)d: held-out masked_lm_loss %(masked_lm_loss).4f, "
+      "masked_lm_accuracy %(masked_lm_accuracy).4f, "
+      "next_sentence_accuracy %(next_sentence_accuracy).4f" % rows[-1],
+      flush=True,
+    )
 
-  _run([sys.executable, "run_pretraining.py", "--do_eval",
-        "--input_file=" + records["heldout"], "--output_dir=" + run_dir,
-        "--bert_config_file=" + FLAGS.bert_config_file,
-        "--max_eval_steps=100"], log)
+  _run(
+    [
+      sys.executable,
+      "run_pretraining.py",
+      "--do_eval",
+      "--input_file=" + records["heldout"],
+      "--output_dir=" + run_dir,
+      "--bert_config_file=" + FLAGS.bert_config_file,
+      "--max_eval_steps=100",
+    ],
+    log,
+  )
   with open(os.path.join(work, "curve.csv"), "w", newline="") as f:
     writer = csv.DictWriter(f, fieldnames=list(rows[0]))
     writer.writeheader()
     writer.writerows(rows)
   summary = dict(
-      train_documents=n_train, heldout_documents=n_held,
-      heldout_masked_tokens=sum(held_counts.values()),
-      unigram_baseline_accuracy=baseline,
-      unigram_token_id=int(top_id), data_seconds=round(data_seconds, 1),
-      steps_per_second=round(steps_per_second, 3),
-      final=rows[-1], flags={k: FLAGS[k].value for k in (
-          "num_train_steps", "num_warmup_steps", "learning_rate",
-          "train_batch_size", "dupe_factor")})
+    train_documents=n_train,
+    heldout_documents=n_held,
+    heldout_masked_tokens=sum(held_counts.values()),
+    unigram_baseline_accuracy=baseline,
+    unigram_token_id=int(top_id),
+    data_seconds=round(data_seconds, 1),
+    steps_per_second=round(steps_per_second, 3),
+    final=rows[-1],
+    flags={
+      k: FLAGS[k].value
+      for k in (
+        "num_train_steps",
+        "num_warmup_steps",
+        "learning_rate",
+        "train_batch_size",
+        "dupe_factor",
+      )
+    },
+  )
   with open(os.path.join(work, "summary.json"), "w") as f:
     json.dump(summary, f, indent=2)
   print(json.dumps(summary, indent=2))

@@ -73,8 +73,9 @@ def run(cmd):
   env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", PYTHONPATH=REPO)
   start = time.time()
   with tempfile.TemporaryFile() as err:
-    proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.DEVNULL,
-                            stderr=err)
+    proc = subprocess.Popen(
+      cmd, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=err
+    )
     peak = 0
     while True:
       pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
@@ -94,14 +95,24 @@ def run(cmd):
 
 def main():
   parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-  parser.add_argument("--corpus", default=os.path.join(
-      REPO, "..", "shared", "data", "corpus", "tiny_pretrain_corpus.txt"))
-  parser.add_argument("--vocab_file", default=os.path.join(
-      REPO, "tests", "fixtures", "vocab_uncased.txt"))
+  parser.add_argument(
+    "--corpus",
+    default=os.path.join(
+      REPO, "..", "shared", "data", "corpus", "tiny_pretrain_corpus.txt"
+    ),
+  )
+  parser.add_argument(
+    "--vocab_file",
+    default=os.path.join(REPO, "tests", "fixtures", "vocab_uncased.txt"),
+  )
   parser.add_argument("--workers", type=int, default=2)
   parser.add_argument("--original_script", default=None)
-  parser.add_argument("--original_rate", type=float, default=2000.0,
-                      help="instances/s of the original if not timed here")
+  parser.add_argument(
+    "--original_rate",
+    type=float,
+    default=2000.0,
+    help="instances/s of the original if not timed here",
+  )
   args = parser.parse_args()
 
   with tempfile.TemporaryDirectory(prefix="pretraining_bench_") as out_dir:
@@ -112,13 +123,18 @@ def _benchmark(args, out_dir):
   """Runs every mode, writing into out_dir; prints the table and ratios."""
   common = ["--input_file=" + args.corpus, "--vocab_file=" + args.vocab_file]
   module = [sys.executable, "-m", "data_prep.create_pretraining_data"]
-  runs = [("faithful", module + common + ["--num_workers=0"]),
-          ("scalable", module + common + ["--num_workers=%d" % args.workers])]
+  runs = [
+    ("faithful", module + common + ["--num_workers=0"]),
+    ("scalable", module + common + ["--num_workers=%d" % args.workers]),
+  ]
   if args.original_script:
-    runs.insert(0, ("original", [sys.executable, args.original_script] +
-                    common))
-  print("load average before: %.2f %.2f %.2f; %d processes get %.1f cores"
-        % (os.getloadavg() + (args.workers, effective_cores(args.workers))))
+    runs.insert(
+      0, ("original", [sys.executable, args.original_script] + common)
+    )
+  print(
+    "load average before: %.2f %.2f %.2f; %d processes get %.1f cores"
+    % (os.getloadavg() + (args.workers, effective_cores(args.workers)))
+  )
   rates = {}
   for name, cmd in runs:
     cmd = cmd + ["--output_file=%s/%s.tfrecord" % (out_dir, name)]
@@ -126,16 +142,24 @@ def _benchmark(args, out_dir):
     found = _SUMMARY.findall(text)
     instances = int(found[-1][1]) if found else _count_from_log(text)
     rates[name] = instances / seconds
-    print("%-9s %7d instances in %6.2f s = %7.0f instances/s (CPU %6.2f s),"
-          " peak RSS %5.0f MB" % (name, instances, seconds, rates[name], cpu,
-                                  peak / 2**20))
+    print(
+      "%-9s %7d instances in %6.2f s = %7.0f instances/s (CPU %6.2f s),"
+      " peak RSS %5.0f MB"
+      % (name, instances, seconds, rates[name], cpu, peak / 2**20)
+    )
   base = rates.get("original", args.original_rate)
   print("load average after: %.2f %.2f %.2f" % os.getloadavg())
-  print("ratios vs original (%.0f/s%s): faithful %.1fx, scalable %.1fx; "
-        "scalable/faithful %.1fx" % (
-            base, "" if "original" in rates else ", given",
-            rates["faithful"] / base, rates["scalable"] / base,
-            rates["scalable"] / rates["faithful"]))
+  print(
+    "ratios vs original (%.0f/s%s): faithful %.1fx, scalable %.1fx; "
+    "scalable/faithful %.1fx"
+    % (
+      base,
+      "" if "original" in rates else ", given",
+      rates["faithful"] / base,
+      rates["scalable"] / base,
+      rates["scalable"] / rates["faithful"],
+    )
+  )
 
 
 def _count_from_log(text):

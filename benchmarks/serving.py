@@ -43,14 +43,21 @@ _REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _SHARED = os.path.join(_REPO, "..", "shared")
 FLAGS = flags.FLAGS
 
-flags.DEFINE_string("model_dir",
-                    os.path.join(_SHARED, "models", "all-MiniLM-L6-v2"),
-                    "HuggingFace BERT folder.")
-flags.DEFINE_string("mrpc_dev",
-                    os.path.join(_SHARED, "data", "glue", "MRPC", "dev.tsv"),
-                    "GLUE MRPC dev.tsv (the request texts).")
-flags.DEFINE_string("work_dir", "/tmp/serving_bench",
-                    "Converted checkpoint and SavedModel (reused).")
+flags.DEFINE_string(
+  "model_dir",
+  os.path.join(_SHARED, "models", "all-MiniLM-L6-v2"),
+  "HuggingFace BERT folder.",
+)
+flags.DEFINE_string(
+  "mrpc_dev",
+  os.path.join(_SHARED, "data", "glue", "MRPC", "dev.tsv"),
+  "GLUE MRPC dev.tsv (the request texts).",
+)
+flags.DEFINE_string(
+  "work_dir",
+  "/tmp/serving_bench",
+  "Converted checkpoint and SavedModel (reused).",
+)
 flags.DEFINE_integer("max_seq_length", 128, "Sequence length.")
 flags.DEFINE_integer("requests", 200, "Single requests timed per path.")
 flags.DEFINE_integer("rounds", 5, "Passes over dev at batch 32 per path.")
@@ -61,18 +68,28 @@ _BATCH = 32
 
 def _run(args):
   print("+ python " + " ".join(args), flush=True)
-  subprocess.run([sys.executable] + args, cwd=_REPO, check=True,
-                 env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2"))
+  subprocess.run(
+    [sys.executable] + args,
+    cwd=_REPO,
+    check=True,
+    env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2"),
+  )
 
 
 def _prepare():
   """Converted MiniLM + a classifier head (TF1) and its SavedModel."""
   ckpt_dir = os.path.join(FLAGS.work_dir, "minilm")
   if not os.path.exists(os.path.join(ckpt_dir, "bert_model.ckpt.index")):
-    _run(["-m", "bert_tf.convert_checkpoint", "--input=" + FLAGS.model_dir,
-          "--input_format=hf", "--output_dir=" + ckpt_dir])
-  config = BertConfig.from_json_file(os.path.join(ckpt_dir,
-                                                  "bert_config.json"))
+    _run(
+      [
+        "-m",
+        "bert_tf.convert_checkpoint",
+        "--input=" + FLAGS.model_dir,
+        "--input_format=hf",
+        "--output_dir=" + ckpt_dir,
+      ]
+    )
+  config = BertConfig.from_json_file(os.path.join(ckpt_dir, "bert_config.json"))
   model = ClassifierModel(config, 2)
   checkpoint_io.init_from_checkpoint(ckpt_dir, model.tf1_variables())
   head_dir = os.path.join(FLAGS.work_dir, "classifier")
@@ -80,17 +97,24 @@ def _prepare():
   if not os.path.exists(prefix + ".index"):
     checkpoint_io.save_tf1_checkpoint(prefix, model.tf1_variables())
     for name in ("bert_config.json", "vocab.txt"):
-      shutil.copyfile(os.path.join(ckpt_dir, name),
-                      os.path.join(head_dir, name))
+      shutil.copyfile(
+        os.path.join(ckpt_dir, name), os.path.join(head_dir, name)
+      )
   else:
     checkpoint_io.init_from_checkpoint(prefix, model.tf1_variables())
-  export_dir = os.path.join(FLAGS.work_dir, "serving_%d" %
-                            FLAGS.max_seq_length)
+  export_dir = os.path.join(FLAGS.work_dir, "serving_%d" % FLAGS.max_seq_length)
   if not os.path.exists(export_dir):
-    _run(["-m", "bert_tf.export_saved_model", "--task=classifier",
-          "--task_name=mrpc", "--checkpoint=" + prefix,
-          "--max_seq_length=%d" % FLAGS.max_seq_length,
-          "--export_dir=" + export_dir])
+    _run(
+      [
+        "-m",
+        "bert_tf.export_saved_model",
+        "--task=classifier",
+        "--task_name=mrpc",
+        "--checkpoint=" + prefix,
+        "--max_seq_length=%d" % FLAGS.max_seq_length,
+        "--export_dir=" + export_dir,
+      ]
+    )
   return model, os.path.join(head_dir, "vocab.txt"), export_dir
 
 
@@ -107,16 +131,28 @@ def _python_path(model, vocab_file):
 
   @tf.function(input_signature=[spec] * 3)
   def probabilities(input_ids, input_mask, segment_ids):
-    return model({"input_ids": input_ids, "input_mask": input_mask,
-                  "segment_ids": segment_ids})["probabilities"]
+    return model(
+      {
+        "input_ids": input_ids,
+        "input_mask": input_mask,
+        "segment_ids": segment_ids,
+      }
+    )["probabilities"]
 
   def predict(pairs):
-    features = [convert_single_example(InputExample(str(i), a, b, "0"),
-                                       ["0", "1"], FLAGS.max_seq_length,
-                                       tokenizer)
-                for i, (a, b) in enumerate(pairs)]
-    columns = [np.array([getattr(f, k) for f in features], np.int32)
-               for k in ("input_ids", "input_mask", "segment_ids")]
+    features = [
+      convert_single_example(
+        InputExample(str(i), a, b, "0"),
+        ["0", "1"],
+        FLAGS.max_seq_length,
+        tokenizer,
+      )
+      for i, (a, b) in enumerate(pairs)
+    ]
+    columns = [
+      np.array([getattr(f, k) for f in features], np.int32)
+      for k in ("input_ids", "input_mask", "segment_ids")
+    ]
     probs = probabilities(*columns).numpy()
     return probs, probs.argmax(-1)
 
@@ -127,8 +163,10 @@ def _saved_model_path(export_dir):
   serving = tf.saved_model.load(export_dir).signatures["serving_default"]
 
   def predict(pairs):
-    out = serving(text_a=tf.constant([a for a, _ in pairs]),
-                  text_b=tf.constant([b for _, b in pairs]))
+    out = serving(
+      text_a=tf.constant([a for a, _ in pairs]),
+      text_b=tf.constant([b for _, b in pairs]),
+    )
     return out["probabilities"].numpy(), out["label"].numpy()
 
   return predict
@@ -144,8 +182,10 @@ def main(argv):
   del argv
   model, vocab_file, export_dir = _prepare()
   pairs = _pairs(FLAGS.mrpc_dev)
-  paths = {"SavedModel (in-graph tokenizer)": _saved_model_path(export_dir),
-           "Python tokenizer + same model": _python_path(model, vocab_file)}
+  paths = {
+    "SavedModel (in-graph tokenizer)": _saved_model_path(export_dir),
+    "Python tokenizer + same model": _python_path(model, vocab_file),
+  }
   (sm_probs, _), (py_probs, _) = [p(pairs[:_BATCH]) for p in paths.values()]
   max_diff = float(np.abs(sm_probs - py_probs).max())
   print("max |probability difference| on %d pairs: %.2e" % (_BATCH, max_diff))
@@ -156,7 +196,7 @@ def main(argv):
   for i in range(FLAGS.requests):
     for name, fn in paths.items():
       latency[name].append(_timed(fn, [pairs[i % len(pairs)]]))
-  batches = [pairs[i:i + _BATCH] for i in range(0, len(pairs), _BATCH)]
+  batches = [pairs[i : i + _BATCH] for i in range(0, len(pairs), _BATCH)]
   seconds = {name: 0.0 for name in paths}
   for _ in range(FLAGS.rounds):
     for batch in batches:  # alternating too, so load spikes hit both
@@ -165,24 +205,43 @@ def main(argv):
   results = {}
   for name in paths:
     ms = np.array(latency[name]) * 1000
-    results[name] = {"p50_ms": float(np.percentile(ms, 50)),
-                     "p99_ms": float(np.percentile(ms, 99)),
-                     "batch32_pairs_per_s": FLAGS.rounds * len(pairs) /
-                                            seconds[name]}
-  print("\nMiniLM-L6 (H=384) classifier, max_seq_length %d, %d CPU cores, "
-        "%d single requests, %d x %d dev pairs at batch %d" %
-        (FLAGS.max_seq_length, os.cpu_count(), FLAGS.requests, FLAGS.rounds,
-         len(pairs), _BATCH))
+    results[name] = {
+      "p50_ms": float(np.percentile(ms, 50)),
+      "p99_ms": float(np.percentile(ms, 99)),
+      "batch32_pairs_per_s": FLAGS.rounds * len(pairs) / seconds[name],
+    }
+  print(
+    "\nMiniLM-L6 (H=384) classifier, max_seq_length %d, %d CPU cores, "
+    "%d single requests, %d x %d dev pairs at batch %d"
+    % (
+      FLAGS.max_seq_length,
+      os.cpu_count(),
+      FLAGS.requests,
+      FLAGS.rounds,
+      len(pairs),
+      _BATCH,
+    )
+  )
   print("%-34s %9s %9s %16s" % ("path", "p50 ms", "p99 ms", "batch-32 pairs/s"))
   for name, r in results.items():
-    print("%-34s %9.2f %9.2f %16.1f" % (name, r["p50_ms"], r["p99_ms"],
-                                         r["batch32_pairs_per_s"]))
+    print(
+      "%-34s %9.2f %9.2f %16.1f"
+      % (name, r["p50_ms"], r["p99_ms"], r["batch32_pairs_per_s"])
+    )
   if FLAGS.output_json:
     with open(FLAGS.output_json, "w") as f:
-      json.dump({"results": results, "max_probability_diff": max_diff,
-                 "max_seq_length": FLAGS.max_seq_length,
-                 "requests": FLAGS.requests, "rounds": FLAGS.rounds,
-                 "dev_pairs": len(pairs)}, f, indent=2)
+      json.dump(
+        {
+          "results": results,
+          "max_probability_diff": max_diff,
+          "max_seq_length": FLAGS.max_seq_length,
+          "requests": FLAGS.requests,
+          "rounds": FLAGS.rounds,
+          "dev_pairs": len(pairs),
+        },
+        f,
+        indent=2,
+      )
 
 
 if __name__ == "__main__":

@@ -53,7 +53,8 @@ def _check_is_max_context(doc_spans, cur_span_index, position):
     if position < doc_span.start or position > end:
       continue
     score = min(position - doc_span.start, end - position) + 0.01 * (
-        doc_span.length)
+      doc_span.length
+    )
     if best_score is None or score > best_score:
       best_score = score
       best_span_index = span_index
@@ -68,8 +69,9 @@ def _answer_span(example, all_doc_tokens, orig_to_tok_index, tokenizer):
     end = orig_to_tok_index[example.end_position + 1] - 1
   else:
     end = len(all_doc_tokens) - 1
-  return improve_answer_span(all_doc_tokens, start, end, tokenizer,
-                             example.orig_answer_text)
+  return improve_answer_span(
+    all_doc_tokens, start, end, tokenizer, example.orig_answer_text
+  )
 
 
 def _spans(num_tokens, max_tokens_for_doc, doc_stride):
@@ -84,8 +86,9 @@ def _spans(num_tokens, max_tokens_for_doc, doc_stride):
   return spans
 
 
-def baseline_features(examples, tokenizer, max_seq_length, doc_stride,
-                      max_query_length, is_training):
+def baseline_features(
+  examples, tokenizer, max_seq_length, doc_stride, max_query_length, is_training
+):
   """Yields InputFeatures exactly as the original computes them."""
   unique_id = 1000000000
   for example_index, example in enumerate(examples):
@@ -97,10 +100,12 @@ def baseline_features(examples, tokenizer, max_seq_length, doc_stride,
         tok_to_orig_index.append(i)
         all_doc_tokens.append(sub_token)
     if is_training:
-      tok_start, tok_end = _answer_span(example, all_doc_tokens,
-                                        orig_to_tok_index, tokenizer)
-    doc_spans = _spans(len(all_doc_tokens),
-                       max_seq_length - len(query_tokens) - 3, doc_stride)
+      tok_start, tok_end = _answer_span(
+        example, all_doc_tokens, orig_to_tok_index, tokenizer
+      )
+    doc_spans = _spans(
+      len(all_doc_tokens), max_seq_length - len(query_tokens) - 3, doc_stride
+    )
     for doc_span_index, doc_span in enumerate(doc_spans):
       tokens = ["[CLS]"] + query_tokens + ["[SEP]"]
       segment_ids = [0] * len(tokens)
@@ -109,7 +114,8 @@ def baseline_features(examples, tokenizer, max_seq_length, doc_stride,
         split_token_index = doc_span.start + i
         token_to_orig_map[len(tokens)] = tok_to_orig_index[split_token_index]
         token_is_max_context[len(tokens)] = _check_is_max_context(
-            doc_spans, doc_span_index, split_token_index)
+          doc_spans, doc_span_index, split_token_index
+        )
         tokens.append(all_doc_tokens[split_token_index])
         segment_ids.append(1)
       tokens.append("[SEP]")
@@ -120,15 +126,26 @@ def baseline_features(examples, tokenizer, max_seq_length, doc_stride,
         input_ids.append(0)
         input_mask.append(0)
         segment_ids.append(0)
-      feature = InputFeatures(unique_id, example_index, doc_span_index, tokens,
-                              token_to_orig_map, token_is_max_context,
-                              input_ids, input_mask, segment_ids,
-                              is_impossible=example.is_impossible)
+      feature = InputFeatures(
+        unique_id,
+        example_index,
+        doc_span_index,
+        tokens,
+        token_to_orig_map,
+        token_is_max_context,
+        input_ids,
+        input_mask,
+        segment_ids,
+        is_impossible=example.is_impossible,
+      )
       if is_training:
         doc_start = doc_span.start
         doc_end = doc_span.start + doc_span.length - 1
-        inside = (not example.is_impossible and tok_start >= doc_start and
-                  tok_end <= doc_end)
+        inside = (
+          not example.is_impossible
+          and tok_start >= doc_start
+          and tok_end <= doc_end
+        )
         offset = len(query_tokens) + 2 - doc_start
         feature.start_position = tok_start + offset if inside else 0
         feature.end_position = tok_end + offset if inside else 0
@@ -151,5 +168,6 @@ def serialize(feature, is_training):
     features["start_positions"] = ints([feature.start_position])
     features["end_positions"] = ints([feature.end_position])
     features["is_impossible"] = ints([int(feature.is_impossible)])
-  return tf.train.Example(features=tf.train.Features(
-      feature=features)).SerializeToString()
+  return tf.train.Example(
+    features=tf.train.Features(feature=features)
+  ).SerializeToString()

@@ -44,12 +44,17 @@ from absl import app  # pylint: disable=g-import-not-at-top
 from absl import flags  # pylint: disable=g-import-not-at-top
 
 FLAGS = flags.FLAGS
-flags.DEFINE_string("input_file", "../shared/data/squad/dev-v1.1.json",
-                    "SQuAD json to convert (prediction mode).")
-flags.DEFINE_string("vocab_file", "tests/fixtures/vocab_uncased.txt",
-                    "Vocab file (uncased).")
-flags.DEFINE_list("num_workers", ["1", "2"],
-                  "Worker counts to run our variant with.")
+flags.DEFINE_string(
+  "input_file",
+  "../shared/data/squad/dev-v1.1.json",
+  "SQuAD json to convert (prediction mode).",
+)
+flags.DEFINE_string(
+  "vocab_file", "tests/fixtures/vocab_uncased.txt", "Vocab file (uncased)."
+)
+flags.DEFINE_list(
+  "num_workers", ["1", "2"], "Worker counts to run our variant with."
+)
 flags.DEFINE_integer("repeats", 3, "Runs per variant (medians reported).")
 flags.DEFINE_integer("max_seq_length", 384, "")
 flags.DEFINE_integer("doc_stride", 128, "")
@@ -67,8 +72,9 @@ def _cpu_seconds(who):
 
 
 def _process_cpu():
-  return (_cpu_seconds(resource.RUSAGE_SELF) +
-          _cpu_seconds(resource.RUSAGE_CHILDREN))
+  return _cpu_seconds(resource.RUSAGE_SELF) + _cpu_seconds(
+    resource.RUSAGE_CHILDREN
+  )
 
 
 def _convert_baseline(settings):
@@ -77,13 +83,16 @@ def _convert_baseline(settings):
 
   from benchmarks import squad_baseline  # pylint: disable=g-import-not-at-top
   from bert_tf import tokenization  # pylint: disable=g-import-not-at-top
+
   examples = squad_baseline.read_eval_examples(FLAGS.input_file)
-  tokenizer = tokenization.FullTokenizer(FLAGS.vocab_file, True,
-                                         use_cache=False)
+  tokenizer = tokenization.FullTokenizer(
+    FLAGS.vocab_file, True, use_cache=False
+  )
   kept = []
   with tf.io.TFRecordWriter(FLAGS.output_file) as writer:
     for feature in squad_baseline.baseline_features(
-        examples, tokenizer, *settings, is_training=False):
+      examples, tokenizer, *settings, is_training=False
+    ):
       writer.write(squad_baseline.serialize(feature, False))
       kept.append(feature)
   return len(examples), len(kept)
@@ -92,11 +101,18 @@ def _convert_baseline(settings):
 def _convert_ours(settings, num_workers):
   from data_prep.squad.example import load_squad_examples  # pylint: disable=g-import-not-at-top
   from data_prep.squad.writer import write_squad_features  # pylint: disable=g-import-not-at-top
+
   examples, _ = load_squad_examples(FLAGS.input_file, False, False)
   counts = write_squad_features(
-      examples, FLAGS.vocab_file, True, FLAGS.output_file,
-      FLAGS.output_file + ".features.jsonl", *settings, is_training=False,
-      num_workers=num_workers)
+    examples,
+    FLAGS.vocab_file,
+    True,
+    FLAGS.output_file,
+    FLAGS.output_file + ".features.jsonl",
+    *settings,
+    is_training=False,
+    num_workers=num_workers,
+  )
   return counts.examples, counts.features
 
 
@@ -110,42 +126,67 @@ def _run_variant():
     examples, features = _convert_baseline(settings)
   else:
     examples, features = _convert_ours(settings, int(FLAGS.variant))
-  print(json.dumps({
-      "examples": examples, "features": features,
-      "wall": time.perf_counter() - wall, "cpu": _process_cpu() - cpu,
-      "peak_rss_mb": max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
-                         resource.getrusage(
-                             resource.RUSAGE_CHILDREN).ru_maxrss) / 1024.0}))
+  print(
+    json.dumps(
+      {
+        "examples": examples,
+        "features": features,
+        "wall": time.perf_counter() - wall,
+        "cpu": _process_cpu() - cpu,
+        "peak_rss_mb": max(
+          resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+          resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss,
+        )
+        / 1024.0,
+      }
+    )
+  )
 
 
 def _spawn_cli(output_file):
   """`python -m data_prep.squad` with default flags (384/128/64, uncased,
   prediction mode, default --num_workers): whole-process numbers only."""
-  args = [sys.executable, "-m", "data_prep.squad",
-          "--input_file=" + FLAGS.input_file, "--vocab_file=" + FLAGS.vocab_file,
-          "--output_file=" + output_file]
+  args = [
+    sys.executable,
+    "-m",
+    "data_prep.squad",
+    "--input_file=" + FLAGS.input_file,
+    "--vocab_file=" + FLAGS.vocab_file,
+    "--output_file=" + output_file,
+  ]
   cpu = _cpu_seconds(resource.RUSAGE_CHILDREN)
   wall = time.perf_counter()
   out = subprocess.run(args, check=True, capture_output=True, text=True)
   wall = time.perf_counter() - wall
   cpu = _cpu_seconds(resource.RUSAGE_CHILDREN) - cpu
   counts = out.stdout.split("examples: ", 1)[1].split(",")
-  return {"examples": int(counts[0]),
-          "features": int(counts[1].split(": ")[1]), "wall": wall, "cpu": cpu,
-          "peak_rss_mb": float("nan"), "process_wall": wall,
-          "process_cpu": cpu}
+  return {
+    "examples": int(counts[0]),
+    "features": int(counts[1].split(": ")[1]),
+    "wall": wall,
+    "cpu": cpu,
+    "peak_rss_mb": float("nan"),
+    "process_wall": wall,
+    "process_cpu": cpu,
+  }
 
 
 def _spawn(variant, output_file):
   """Runs a variant in a subprocess; adds its whole-process wall/CPU."""
   if variant == CLI:
     return _spawn_cli(output_file)
-  args = [sys.executable, "-m", "benchmarks.squad_features",
-          "--variant=" + variant, "--output_file=" + output_file,
-          "--input_file=" + FLAGS.input_file, "--vocab_file=" + FLAGS.vocab_file,
-          "--max_seq_length=%d" % FLAGS.max_seq_length,
-          "--doc_stride=%d" % FLAGS.doc_stride,
-          "--max_query_length=%d" % FLAGS.max_query_length]
+  args = [
+    sys.executable,
+    "-m",
+    "benchmarks.squad_features",
+    "--variant=" + variant,
+    "--output_file=" + output_file,
+    "--input_file=" + FLAGS.input_file,
+    "--vocab_file=" + FLAGS.vocab_file,
+    "--max_seq_length=%d" % FLAGS.max_seq_length,
+    "--doc_stride=%d" % FLAGS.doc_stride,
+    "--max_query_length=%d" % FLAGS.max_query_length,
+  ]
   cpu = _cpu_seconds(resource.RUSAGE_CHILDREN)
   wall = time.perf_counter()
   out = subprocess.run(args, check=True, capture_output=True, text=True)
@@ -158,33 +199,55 @@ def _spawn(variant, output_file):
 def _same_examples(path_a, path_b):
   """Whether two TFRecord files hold equal tf.train.Examples, in order."""
   import tensorflow as tf  # pylint: disable=g-import-not-at-top
+
   parse = tf.train.Example.FromString
-  records = zip(tf.data.TFRecordDataset(path_a), tf.data.TFRecordDataset(path_b))
+  records = zip(
+    tf.data.TFRecordDataset(path_a), tf.data.TFRecordDataset(path_b)
+  )
   count = 0
   for a, b in records:
     if parse(a.numpy()) != parse(b.numpy()):
       return False
     count += 1
-  return count == sum(1 for _ in tf.data.TFRecordDataset(path_a)) == sum(
-      1 for _ in tf.data.TFRecordDataset(path_b))
+  return (
+    count
+    == sum(1 for _ in tf.data.TFRecordDataset(path_a))
+    == sum(1 for _ in tf.data.TFRecordDataset(path_b))
+  )
 
 
 def _medians(runs):
-  return {key: statistics.median(run[key] for run in runs)
-          for key in runs[0]}
+  return {key: statistics.median(run[key] for run in runs) for key in runs[0]}
 
 
 def _print_table(names, medians):
-  print("%-18s %8s | %-40s | %-29s | %s" % (
-      "variant", "features", "conversion: wall s  CPU s  ex/s  ex/CPU-s",
-      "whole process: wall s  CPU s", "ex/s incl. start-up, peak RSS"))
+  print(
+    "%-18s %8s | %-40s | %-29s | %s"
+    % (
+      "variant",
+      "features",
+      "conversion: wall s  CPU s  ex/s  ex/CPU-s",
+      "whole process: wall s  CPU s",
+      "ex/s incl. start-up, peak RSS",
+    )
+  )
   for name in names:
     m = medians[name]
-    print("%-18s %8d | %12.2f %6.2f %6.0f %9.0f | %21.2f %6.2f | %8.0f, %.0f MB"
-          % (name, m["features"], m["wall"], m["cpu"],
-             m["examples"] / m["wall"], m["examples"] / m["cpu"],
-             m["process_wall"], m["process_cpu"],
-             m["examples"] / m["process_wall"], m["peak_rss_mb"]))
+    print(
+      "%-18s %8d | %12.2f %6.2f %6.0f %9.0f | %21.2f %6.2f | %8.0f, %.0f MB"
+      % (
+        name,
+        m["features"],
+        m["wall"],
+        m["cpu"],
+        m["examples"] / m["wall"],
+        m["examples"] / m["cpu"],
+        m["process_wall"],
+        m["process_cpu"],
+        m["examples"] / m["process_wall"],
+        m["peak_rss_mb"],
+      )
+    )
 
 
 def main(_):
@@ -194,8 +257,10 @@ def main(_):
   tmp = tempfile.mkdtemp(prefix="squad_bench_")
   variants = [BASELINE] + FLAGS.num_workers
   runs = {v: [] for v in variants}
-  print("load average at start: %.1f %.1f %.1f (%d CPUs)" %
-        (os.getloadavg() + (os.cpu_count(),)))
+  print(
+    "load average at start: %.1f %.1f %.1f (%d CPUs)"
+    % (os.getloadavg() + (os.cpu_count(),))
+  )
   for _ in range(FLAGS.repeats):
     for variant in variants:
       path = os.path.join(tmp, "%s.tf_record" % variant)
@@ -206,25 +271,41 @@ def main(_):
     assert filecmp.cmp(path, paths[1], shallow=False), "worker counts differ"
   shutil.rmtree(tmp)
   print("load average at end:   %.1f %.1f %.1f" % os.getloadavg())
-  names = {v: "baseline (1 proc)" if v == BASELINE else "ours, %s worker%s" %
-           (v, "" if v == "1" else "s") for v in variants}
+  names = {
+    v: "baseline (1 proc)"
+    if v == BASELINE
+    else "ours, %s worker%s" % (v, "" if v == "1" else "s")
+    for v in variants
+  }
   if CLI in names:
     from data_prep.squad.__main__ import default_num_workers  # pylint: disable=g-import-not-at-top
+
     names[CLI] = "data_prep.squad, default (%d)" % default_num_workers()
   medians = {names[v]: _medians(runs[v]) for v in variants}
-  print("medians of %d runs on %s, %d examples; same tf.train.Examples as "
-        "the baseline (ours: byte-identical for every worker count)" %
-        (FLAGS.repeats, os.path.basename(FLAGS.input_file),
-         medians[names[BASELINE]]["examples"]))
+  print(
+    "medians of %d runs on %s, %d examples; same tf.train.Examples as "
+    "the baseline (ours: byte-identical for every worker count)"
+    % (
+      FLAGS.repeats,
+      os.path.basename(FLAGS.input_file),
+      medians[names[BASELINE]]["examples"],
+    )
+  )
   _print_table([names[v] for v in variants], medians)
   base = medians[names[BASELINE]]
   for variant in FLAGS.num_workers:
     m = medians[names[variant]]
-    print("%s vs baseline: conversion %.1fx by wall time, %.1fx by CPU time; "
-          "whole process (imports included) %.1fx by wall, %.1fx by CPU" % (
-              names[variant], base["wall"] / m["wall"], base["cpu"] / m["cpu"],
-              base["process_wall"] / m["process_wall"],
-              base["process_cpu"] / m["process_cpu"]))
+    print(
+      "%s vs baseline: conversion %.1fx by wall time, %.1fx by CPU time; "
+      "whole process (imports included) %.1fx by wall, %.1fx by CPU"
+      % (
+        names[variant],
+        base["wall"] / m["wall"],
+        base["cpu"] / m["cpu"],
+        base["process_wall"] / m["process_wall"],
+        base["process_cpu"] / m["process_cpu"],
+      )
+    )
 
 
 if __name__ == "__main__":

@@ -35,12 +35,27 @@ def _validate(name, v2, tmp):
   examples = read_squad_examples(path, False, v2)
   features = []
   convert_examples_to_features(
-      examples, tokenization.FullTokenizer(FLAGS.vocab_file, True), 384, 128,
-      64, False, features.append)
+    examples,
+    tokenization.FullTokenizer(FLAGS.vocab_file, True),
+    384,
+    128,
+    64,
+    False,
+    features.append,
+  )
   out = os.path.join(tmp, name + ".tf_record")
-  counts = write_squad_features(examples, FLAGS.vocab_file, True, out,
-                                out + ".features.jsonl", 384, 128, 64, False,
-                                num_workers=FLAGS.num_workers)
+  counts = write_squad_features(
+    examples,
+    FLAGS.vocab_file,
+    True,
+    out,
+    out + ".features.jsonl",
+    384,
+    128,
+    64,
+    False,
+    num_workers=FLAGS.num_workers,
+  )
   spec = squad_schema(384, False).parse_spec()
   n = 0
   for raw, feature in zip(tf.data.TFRecordDataset(out), features):
@@ -50,12 +65,17 @@ def _validate(name, v2, tmp):
       assert parsed[key].numpy().tolist() == getattr(feature, key), key
     n += 1
   _, side = squad_records.read_features_sidecar(out + ".features.jsonl")
-  assert all(a.tokens == b.tokens and a.token_to_orig_map == b.token_to_orig_map
-             and a.token_is_max_context == b.token_is_max_context
-             for a, b in zip(side, features)) and len(side) == len(features)
+  assert all(
+    a.tokens == b.tokens
+    and a.token_to_orig_map == b.token_to_orig_map
+    and a.token_is_max_context == b.token_is_max_context
+    for a, b in zip(side, features)
+  ) and len(side) == len(features)
   assert n == counts.features == len(features)
-  print("%s: %d questions -> %d features; all %d records round-trip" %
-        (name, counts.examples, counts.features, n))
+  print(
+    "%s: %d questions -> %d features; all %d records round-trip"
+    % (name, counts.examples, counts.features, n)
+  )
   return counts
 
 

@@ -25,10 +25,18 @@ from benchmarks import trace_report
 from bert_tf.modeling.bert_config import BertConfig
 
 CONFIGS = {
-    "tiny": dict(hidden_size=128, num_hidden_layers=2, num_attention_heads=2,
-                 intermediate_size=512),
-    "base": dict(hidden_size=768, num_hidden_layers=12,
-                 num_attention_heads=12, intermediate_size=3072),
+  "tiny": dict(
+    hidden_size=128,
+    num_hidden_layers=2,
+    num_attention_heads=2,
+    intermediate_size=512,
+  ),
+  "base": dict(
+    hidden_size=768,
+    num_hidden_layers=12,
+    num_attention_heads=12,
+    intermediate_size=3072,
+  ),
 }
 DTYPES = ("float32", "mixed_bfloat16")
 _MATMUL_DTYPE = {"float32": tf.float32, "mixed_bfloat16": tf.bfloat16}
@@ -37,15 +45,21 @@ _MATMUL_DTYPE = {"float32": tf.float32, "mixed_bfloat16": tf.bfloat16}
 def define_flags(default_rounds):
   """The flags both benchmarks take."""
   flags.DEFINE_enum("config", "base", sorted(CONFIGS), "Model size.")
-  flags.DEFINE_list("dtype", list(DTYPES),
-                    "Precisions to time, interleaved (%s)." % "|".join(DTYPES))
-  flags.DEFINE_list("shapes", ["128x8", "128x32", "384x8"],
-                    "SEQxBATCH shapes to time.")
-  flags.DEFINE_integer("rounds", default_rounds,
-                       "Interleaved rounds; the table shows medians.")
+  flags.DEFINE_list(
+    "dtype",
+    list(DTYPES),
+    "Precisions to time, interleaved (%s)." % "|".join(DTYPES),
+  )
+  flags.DEFINE_list(
+    "shapes", ["128x8", "128x32", "384x8"], "SEQxBATCH shapes to time."
+  )
+  flags.DEFINE_integer(
+    "rounds", default_rounds, "Interleaved rounds; the table shows medians."
+  )
   flags.DEFINE_bool("use_xla", False, "Compile the model with XLA.")
-  flags.DEFINE_integer("matmul_size", 2048,
-                       "n of the n x n x n reference matmul.")
+  flags.DEFINE_integer(
+    "matmul_size", 2048, "n of the n x n x n reference matmul."
+  )
 
 
 def parse_shapes(texts):
@@ -81,10 +95,11 @@ class MatmulRate:
     dtype = _MATMUL_DTYPE[dtype_name]
     self.a = tf.cast(tf.random.normal([n, n]), dtype)
     self.b = tf.cast(tf.random.normal([n, n]), dtype)
-    self.flops = 2 * n ** 3 * repeats
+    self.flops = 2 * n**3 * repeats
     self.repeats = repeats
     self.run = tf.function(
-        lambda x, y: tf.reduce_sum(tf.cast(tf.matmul(x, y), tf.float32)))
+      lambda x, y: tf.reduce_sum(tf.cast(tf.matmul(x, y), tf.float32))
+    )
     self.run(self.a, self.b).numpy()
 
   def measure(self):
@@ -97,12 +112,11 @@ class MatmulRate:
 def span_features(batch, seq, vocab, seed=1):
   """A batch of SQuAD training features (random ids, full mask)."""
   return {
-      "input_ids": tf.random.uniform([batch, seq], 0, vocab, tf.int32,
-                                     seed=seed),
-      "input_mask": tf.ones([batch, seq], tf.int32),
-      "segment_ids": tf.zeros([batch, seq], tf.int32),
-      "start_positions": tf.fill([batch], 5),
-      "end_positions": tf.fill([batch], 9),
+    "input_ids": tf.random.uniform([batch, seq], 0, vocab, tf.int32, seed=seed),
+    "input_mask": tf.ones([batch, seq], tf.int32),
+    "segment_ids": tf.zeros([batch, seq], tf.int32),
+    "start_positions": tf.fill([batch], 5),
+    "end_positions": tf.fill([batch], 9),
   }
 
 
@@ -120,8 +134,10 @@ def run_rounds(cases, rounds, matmul_size):
     the load averages (1 min) seen at the start of each round.
   """
   matmuls = {d: MatmulRate(d, matmul_size) for d in {c[0] for c in cases}}
-  results = {(c[0], c[1]): {"examples_per_sec": [], "matmul": [], "share": []}
-             for c in cases}
+  results = {
+    (c[0], c[1]): {"examples_per_sec": [], "matmul": [], "share": []}
+    for c in cases
+  }
   loads = []
   for r in range(rounds):
     loads.append(os.getloadavg()[0])
@@ -132,30 +148,54 @@ def run_rounds(cases, rounds, matmul_size):
       row["examples_per_sec"].append(rate)
       row["matmul"].append(matmul)
       row["share"].append(rate * flops / matmul)
-      print("round %d %s %s: %.2f examples/s, matmul %.1f GFLOP/s, "
-            "share %.0f%%" % (r + 1, dtype, shape, rate, matmul / 1e9,
-                              100 * rate * flops / matmul), flush=True)
+      print(
+        "round %d %s %s: %.2f examples/s, matmul %.1f GFLOP/s, "
+        "share %.0f%%"
+        % (
+          r + 1,
+          dtype,
+          shape,
+          rate,
+          matmul / 1e9,
+          100 * rate * flops / matmul,
+        ),
+        flush=True,
+      )
   return results, loads
 
 
 def print_table(cases, results, loads):
   """Markdown table of medians, with the bfloat16/float32 speed ratio."""
-  fp32 = {c[1]: statistics.median(results[("float32", c[1])]
-                                  ["examples_per_sec"])
-          for c in cases if ("float32", c[1]) in results}
-  print("| dtype | seq x batch | examples/s | model GFLOP/s | matmul GFLOP/s "
-        "(same dtype) | share of matmul | vs float32 |")
+  fp32 = {
+    c[1]: statistics.median(results[("float32", c[1])]["examples_per_sec"])
+    for c in cases
+    if ("float32", c[1]) in results
+  }
+  print(
+    "| dtype | seq x batch | examples/s | model GFLOP/s | matmul GFLOP/s "
+    "(same dtype) | share of matmul | vs float32 |"
+  )
   print("|---|---|---|---|---|---|---|")
   for dtype, shape, flops, _ in cases:
     row = results[(dtype, shape)]
     rate = statistics.median(row["examples_per_sec"])
     ratio = "%.2fx" % (rate / fp32[shape]) if shape in fp32 else "-"
-    print("| %s | %s | %.2f | %.1f | %.1f | %.0f%% | %s |" % (
-        dtype, shape, rate, rate * flops / 1e9,
+    print(
+      "| %s | %s | %.2f | %.1f | %.1f | %.0f%% | %s |"
+      % (
+        dtype,
+        shape,
+        rate,
+        rate * flops / 1e9,
         statistics.median(row["matmul"]) / 1e9,
-        100 * statistics.median(row["share"]), ratio))
-  print("load average (1 min) at each round: %s on %d cores" % (
-      ", ".join("%.2f" % x for x in loads), os.cpu_count()))
+        100 * statistics.median(row["share"]),
+        ratio,
+      )
+    )
+  print(
+    "load average (1 min) at each round: %s on %d cores"
+    % (", ".join("%.2f" % x for x in loads), os.cpu_count())
+  )
 
 
 def profile(cases, logdir, top=15):

@@ -30,10 +30,14 @@ from bert_tf.tokenizers import tokenization
 from bert_tf.tokenizers.tf_text_tokenizer import TfTextTokenizer
 
 FLAGS = flags.FLAGS
-flags.DEFINE_string("squad_file", "../shared/data/squad/dev-v1.1.json",
-                    "SQuAD JSON whose contexts and questions are tokenized.")
-flags.DEFINE_string("vocab_file", "tests/fixtures/vocab_uncased.txt",
-                    "WordPiece vocab.")
+flags.DEFINE_string(
+  "squad_file",
+  "../shared/data/squad/dev-v1.1.json",
+  "SQuAD JSON whose contexts and questions are tokenized.",
+)
+flags.DEFINE_string(
+  "vocab_file", "tests/fixtures/vocab_uncased.txt", "WordPiece vocab."
+)
 flags.DEFINE_bool("do_lower_case", True, "Lower-case the input.")
 flags.DEFINE_integer("batch_size", 1024, "Lines per in-graph batch for (c).")
 flags.DEFINE_integer("repeats", 3, "Timed passes for (c) and (d); best kept.")
@@ -62,18 +66,21 @@ def best_rate(fn, n_lines, repeats):
 
 def python_ids(lines, use_cache):
   tokenizer = tokenization.FullTokenizer(
-      FLAGS.vocab_file, FLAGS.do_lower_case, use_cache=use_cache)
-  return [tokenizer.convert_tokens_to_ids(tokenizer.tokenize(line))
-          for line in lines]
+    FLAGS.vocab_file, FLAGS.do_lower_case, use_cache=use_cache
+  )
+  return [
+    tokenizer.convert_tokens_to_ids(tokenizer.tokenize(line)) for line in lines
+  ]
 
 
 def tf_text_fn(lines):
   """Returns a callable that tokenizes all lines in-graph, batch by batch."""
   tokenizer = TfTextTokenizer(FLAGS.vocab_file, FLAGS.do_lower_case)
-  ids_fn = tf.function(tokenizer.call, input_signature=[
-      tf.TensorSpec([None], tf.string)])
+  ids_fn = tf.function(
+    tokenizer.call, input_signature=[tf.TensorSpec([None], tf.string)]
+  )
   n = FLAGS.batch_size
-  batches = [tf.constant(lines[i:i + n]) for i in range(0, len(lines), n)]
+  batches = [tf.constant(lines[i : i + n]) for i in range(0, len(lines), n)]
   return lambda: [ids_fn(batch) for batch in batches]
 
 
@@ -84,8 +91,9 @@ def hf_fn(lines):
     from tokenizers import BertWordPieceTokenizer
   except ImportError:
     return None
-  tokenizer = BertWordPieceTokenizer(FLAGS.vocab_file,
-                                     lowercase=FLAGS.do_lower_case)
+  tokenizer = BertWordPieceTokenizer(
+    FLAGS.vocab_file, lowercase=FLAGS.do_lower_case
+  )
   return lambda: tokenizer.encode_batch(lines, add_special_tokens=False)
 
 
@@ -98,8 +106,10 @@ def main(_):
   require_file(FLAGS.vocab_file, "vocab_file")
   lines = read_squad_lines(FLAGS.squad_file)
   n = len(lines)
-  print("%d lines (contexts + questions), do_lower_case=%s, %d CPUs" %
-        (n, FLAGS.do_lower_case, os.cpu_count()))
+  print(
+    "%d lines (contexts + questions), do_lower_case=%s, %d CPUs"
+    % (n, FLAGS.do_lower_case, os.cpu_count())
+  )
 
   start = time.perf_counter()
   expected = python_ids(lines, use_cache=False)
@@ -114,9 +124,11 @@ def main(_):
   run_c = tf_text_fn(lines)
   got = [row for batch in run_c() for row in batch.to_list()]
   rate_c = best_rate(run_c, n, FLAGS.repeats)
-  print("(c) TfTextTokenizer, batched : %10.0f lines/s (batch %d; %d lines "
-        "differ from (a))" % (rate_c, FLAGS.batch_size,
-                              count_mismatches(expected, got)))
+  print(
+    "(c) TfTextTokenizer, batched : %10.0f lines/s (batch %d; %d lines "
+    "differ from (a))"
+    % (rate_c, FLAGS.batch_size, count_mismatches(expected, got))
+  )
 
   run_d = hf_fn(lines)
   if run_d is None:
@@ -124,8 +136,10 @@ def main(_):
   else:
     got = [enc.ids for enc in run_d()]
     rate_d = best_rate(run_d, n, FLAGS.repeats)
-    print("(d) HF BertWordPiece batch  : %10.0f lines/s (%d lines differ from "
-          "(a))" % (rate_d, count_mismatches(expected, got)))
+    print(
+      "(d) HF BertWordPiece batch  : %10.0f lines/s (%d lines differ from "
+      "(a))" % (rate_d, count_mismatches(expected, got))
+    )
   print("(b)/(a) = %.2f (target >= 5)" % (rate_b / rate_a))
   if run_d is not None:
     print("(c)/(d) = %.2f (target >= 1)" % (rate_c / rate_d))

@@ -31,6 +31,7 @@ _MATMUL = re.compile(r"MatMul|Einsum")
 
 def _xplanes(logdir):
   from tensorflow.tsl.profiler.protobuf import xplane_pb2  # pylint: disable=g-import-not-at-top
+
   for root, _, files in os.walk(logdir):
     for name in files:
       if name.endswith(".xplane.pb"):
@@ -59,9 +60,17 @@ def host_lines(logdir):
     meta = {k: v.name for k, v in plane.event_metadata.items()}
     for line in plane.lines:
       base = line.timestamp_ns * 1000
-      yield sorted(((base + e.offset_ps, e.duration_ps,
-                     _kind(meta.get(e.metadata_id, "")))
-                    for e in line.events), key=lambda e: (e[0], -e[1]))
+      yield sorted(
+        (
+          (
+            base + e.offset_ps,
+            e.duration_ps,
+            _kind(meta.get(e.metadata_id, "")),
+          )
+          for e in line.events
+        ),
+        key=lambda e: (e[0], -e[1]),
+      )
 
 
 def op_self_times(logdir):
@@ -93,15 +102,23 @@ def wall_breakdown(logdir, min_stretch_ms=5.0):
   stretches longer than `min_stretch_ms`)."""
   edges = []
   for events in host_lines(logdir):
-    edges += [edge for start, duration, kind in events if kind
-              for edge in ((start, 1, kind), (start + duration, -1, kind))]
+    edges += [
+      edge
+      for start, duration, kind in events
+      if kind
+      for edge in ((start, 1, kind), (start + duration, -1, kind))
+    ]
   if not edges:
     return 0.0, {}, {}, []
   edges.sort(key=lambda e: (e[0], e[1]))
   first, running, matmuls = edges[0][0], collections.Counter(), 0
   wall, others = collections.Counter(), collections.Counter()
   # The span opens without a matmul (the step's first ops are not one).
-  stretches, free_since, previous = [[first, 0.0, collections.Counter()]], first, first
+  stretches, free_since, previous = (
+    [[first, 0.0, collections.Counter()]],
+    first,
+    first,
+  )
   for time, step, kind in edges:
     if time > previous:
       part = (time - previous) / 1e12
@@ -126,8 +143,11 @@ def wall_breakdown(logdir, min_stretch_ms=5.0):
     previous = time
   if free_since is not None:
     stretches[-1][1] = (previous - free_since) / 1e12
-  long_ones = [((s - first) / 1e12, length, ops) for s, length, ops in stretches
-               if length * 1e3 > min_stretch_ms]
+  long_ones = [
+    ((s - first) / 1e12, length, ops)
+    for s, length, ops in stretches
+    if length * 1e3 > min_stretch_ms
+  ]
   return (previous - first) / 1e12, wall, others, long_ones
 
 
@@ -146,13 +166,22 @@ def print_report(logdir, top=15):
   print("| running | s | share |")
   print("|---|---|---|")
   for what in ("matmul", "other ops", "no op"):
-    print("| %s | %.3f | %.1f%% |" % (what, wall[what], 100 * wall[what] / span))
+    print(
+      "| %s | %.3f | %.1f%% |" % (what, wall[what], 100 * wall[what] / span)
+    )
   for op, seconds in others.most_common(8):
-    print("| - of which %s | %.3f | %.1f%% |" % (op, seconds, 100 * seconds / span))
+    print(
+      "| - of which %s | %.3f | %.1f%% |" % (op, seconds, 100 * seconds / span)
+    )
   for start, length, ops in sorted(stretches, key=lambda s: -s[1])[:5]:
-    print("\nNo matmul for %.1f ms from %.3f s: %s" % (
-        1e3 * length, start, ", ".join(
-            "%s %.1f ms" % (op, 1e3 * s) for op, s in ops.most_common(3))))
+    print(
+      "\nNo matmul for %.1f ms from %.3f s: %s"
+      % (
+        1e3 * length,
+        start,
+        ", ".join("%s %.1f ms" % (op, 1e3 * s) for op, s in ops.most_common(3)),
+      )
+    )
 
 
 if __name__ == "__main__":

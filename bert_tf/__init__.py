@@ -20,29 +20,29 @@ checkpoints, tokenizers, records, export, cli, api.
 import importlib
 
 _EXPORTS = {
-    # Model
-    "BertConfig": "bert_tf.modeling.bert_config",
-    "BertEncoder": "bert_tf.modeling.bert_encoder",
-    # Checkpoints
-    "load_tf1_model": "bert_tf.modeling.pretrained",
-    "load_hf_model": "bert_tf.modeling.pretrained",
-    "init_from_checkpoint": "bert_tf.checkpoints.checkpoint_io",
-    "save_tf1_checkpoint": "bert_tf.checkpoints.checkpoint_io",
-    # Tokenizers
-    "FullTokenizer": "bert_tf.tokenizers.tokenization",
-    "SentencePieceTokenizer": "bert_tf.tokenizers.sentencepiece_tokenizer",
-    "TfTextTokenizer": "bert_tf.tokenizers.tf_text_tokenizer",
-    # Training
-    "Task": "bert_tf.tasks.base",
-    "Trainer": "bert_tf.training.trainer",
-    "create_optimizer": "bert_tf.training.optimization",
-    # Task models over raw text (the Python API)
-    "TextClassifier": "bert_tf.api.classifier",
-    "SpanExtractor": "bert_tf.api.span_extractor",
-    "TokenTagger": "bert_tf.api.token_tagger",
-    "MultipleChoice": "bert_tf.api.multiple_choice",
-    # Errors
-    "InputError": "bert_tf.io_utils",
+  # Model
+  "BertConfig": "bert_tf.modeling.bert_config",
+  "BertEncoder": "bert_tf.modeling.bert_encoder",
+  # Checkpoints
+  "load_tf1_model": "bert_tf.modeling.pretrained",
+  "load_hf_model": "bert_tf.modeling.pretrained",
+  "init_from_checkpoint": "bert_tf.checkpoints.checkpoint_io",
+  "save_tf1_checkpoint": "bert_tf.checkpoints.checkpoint_io",
+  # Tokenizers
+  "FullTokenizer": "bert_tf.tokenizers.tokenization",
+  "SentencePieceTokenizer": "bert_tf.tokenizers.sentencepiece_tokenizer",
+  "TfTextTokenizer": "bert_tf.tokenizers.tf_text_tokenizer",
+  # Training
+  "Task": "bert_tf.tasks.base",
+  "Trainer": "bert_tf.training.trainer",
+  "create_optimizer": "bert_tf.training.optimization",
+  # Task models over raw text (the Python API)
+  "TextClassifier": "bert_tf.api.classifier",
+  "SpanExtractor": "bert_tf.api.span_extractor",
+  "TokenTagger": "bert_tf.api.token_tagger",
+  "MultipleChoice": "bert_tf.api.multiple_choice",
+  # Errors
+  "InputError": "bert_tf.io_utils",
 }
 
 __all__ = sorted(_EXPORTS)

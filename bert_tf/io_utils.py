@@ -30,6 +30,7 @@ def gfile():
   """`tf.io.gfile`, imported on first use: local paths never load
   TensorFlow (the data_prep jobs stay TensorFlow-free)."""
   import tensorflow as tf  # pylint: disable=g-import-not-at-top
+
   return tf.io.gfile
 
 
@@ -122,8 +123,9 @@ def publish_dir(tmp_dir, folder, owned=(), last=()):
   names = sorted(os.listdir(tmp_dir), key=lambda n: (n in last, n))
   os.makedirs(folder, exist_ok=True)
   for name in os.listdir(folder):
-    if name not in names and any(fnmatch.fnmatchcase(name, pattern)
-                                 for pattern in owned):
+    if name not in names and any(
+      fnmatch.fnmatchcase(name, pattern) for pattern in owned
+    ):
       os.remove(os.path.join(folder, name))
   for name in names:
     follow_umask(os.path.join(tmp_dir, name))
@@ -134,8 +136,9 @@ def require_file(path, flag_name):
   """Raises InputError unless `path` names a readable file."""
   if not path:
     raise InputError("--%s is required" % flag_name)
-  if not os.path.isfile(path) and not (is_remote(path) and
-                                       gfile().exists(path)):
+  if not os.path.isfile(path) and not (
+    is_remote(path) and gfile().exists(path)
+  ):
     raise InputError("--%s=%s: no such file" % (flag_name, path))
 
 
@@ -150,8 +153,9 @@ def decode_text(raw, path, start_line=1):
     if position < 0 or e.start < position:
       position, problem = e.start, "not UTF-8 (%s)" % e.reason
   if position >= 0:
-    raise InputError("%s:%d: %s" % (path, start_line + raw.count(
-        b"\n", 0, position), problem))
+    raise InputError(
+      "%s:%d: %s" % (path, start_line + raw.count(b"\n", 0, position), problem)
+    )
   return text
 
 
@@ -171,8 +175,11 @@ def first_line(text):
   (after the Python frames of the graph's definition)."""
   lines = [l for l in str(text).splitlines() if l.strip()]
   if lines and lines[0].strip() == "Graph execution error:":
-    lines = [l for l in lines[1:] if not l[0].isspace() and
-             not l.startswith("Detected at node")] or lines
+    lines = [
+      l
+      for l in lines[1:]
+      if not l[0].isspace() and not l.startswith("Detected at node")
+    ] or lines
   line = lines[0] if lines else ""
   line = re.sub(r"^\{\{function_node [^}]*\}\}\s*", "", line)
   return re.sub(r"\s*\[Op:[^\]]*\].*$", "", line).strip()
@@ -236,6 +243,7 @@ def make_output_dir(path):
     return
   import fcntl  # pylint: disable=g-import-not-at-top
   import socket  # pylint: disable=g-import-not-at-top
+
   lock_path = os.path.join(path, LOCK_FILE)
   f = open(lock_path, "a+", encoding="utf-8")  # pylint: disable=consider-using-with
   try:
@@ -244,8 +252,10 @@ def make_output_dir(path):
     f.seek(0)
     holder = f.read().strip() or "another process"
     f.close()
-    raise InputError("--output_dir=%s is in use by %s; wait for it to end "
-                     "or use another --output_dir" % (path, holder)) from None
+    raise InputError(
+      "--output_dir=%s is in use by %s; wait for it to end "
+      "or use another --output_dir" % (path, holder)
+    ) from None
   f.seek(0)
   f.truncate()
   f.write("pid %d on %s\n" % (os.getpid(), socket.gethostname()))
@@ -300,6 +310,7 @@ def _remove_stale_temps(folder):
   folders): only called under the folder's lock, so none is a live run's."""
   import re  # pylint: disable=g-import-not-at-top
   import shutil  # pylint: disable=g-import-not-at-top
+
   pattern = re.compile(r".*(\.tmp-[0-9a-f]{8}|\.tmp-shard|_temp)$")
   for name in os.listdir(folder):
     if pattern.match(name) and name != LOCK_FILE:

@@ -23,10 +23,12 @@ FLAGS = flags.FLAGS
 
 flags.DEFINE_string("input_file", None, "SQuAD JSON to cut.")
 flags.DEFINE_string("output_file", None, "Where the slice is written.")
-flags.DEFINE_string("articles", ":",
-                    "Python slice of the `data` list, e.g. 0:24 or 24:.")
-flags.DEFINE_bool("first_answer_only", False,
-                  "Keep only the first answer of every question.")
+flags.DEFINE_string(
+  "articles", ":", "Python slice of the `data` list, e.g. 0:24 or 24:."
+)
+flags.DEFINE_bool(
+  "first_answer_only", False, "Keep only the first answer of every question."
+)
 
 
 def _article_slice(text):
@@ -52,8 +54,10 @@ def main(_):
   with atomic_output(FLAGS.output_file) as f:
     json.dump({"version": version, "data": articles}, f, ensure_ascii=False)
   questions = sum(len(p["qas"]) for a in articles for p in a["paragraphs"])
-  print("%s: %d articles, %d questions" % (FLAGS.output_file, len(articles),
-                                          questions))
+  print(
+    "%s: %d articles, %d questions"
+    % (FLAGS.output_file, len(articles), questions)
+  )
 
 
 if __name__ == "__main__":

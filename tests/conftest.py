@@ -23,22 +23,26 @@ REPO = pathlib.Path(__file__).parent.parent
 # Modules whose helpers start programs: a test that reaches one of them
 # (directly, through its module's functions or through its fixtures) or
 # the `subprocess` module is a `process` test.
-_STARTERS = ("tests.helpers.processes", "tests.helpers.cli",
-             "tests.helpers.scripts", "tests.export.standalone")
+_STARTERS = (
+  "tests.helpers.processes",
+  "tests.helpers.cli",
+  "tests.helpers.scripts",
+  "tests.export.standalone",
+)
 # Tests that are `process` without starting a program: training, SavedModel
 # export or an exhaustive sweep end to end in this process (the slowest of
 # the unit loop, 2 cores). Prefixes of node ids under tests/: a module, or a
 # module::test.
 _PROCESS_TESTS = (
-    "cli/test_frozen_layers.py",
-    "export/test_predict.py",
-    "export/test_predict_lists.py",
-    "export/test_squad_text.py",
-    "tasks/test_pretraining.py::test_trainer_with_dynamic_masking",
-    "tasks/test_tagging.py::test_feature_mode",
-    "tokenizers/test_tf_text.py::test_saved_model",
-    "training/test_mixed_bfloat16.py",
-    "training/test_unfreezing.py",
+  "cli/test_frozen_layers.py",
+  "export/test_predict.py",
+  "export/test_predict_lists.py",
+  "export/test_squad_text.py",
+  "tasks/test_pretraining.py::test_trainer_with_dynamic_masking",
+  "tasks/test_tagging.py::test_feature_mode",
+  "tokenizers/test_tf_text.py::test_saved_model",
+  "training/test_mixed_bfloat16.py",
+  "training/test_unfreezing.py",
 )
 
 
@@ -60,11 +64,15 @@ def _starts_programs(function, seen):
     if value is subprocess:
       return True
     module = getattr(value, "__module__", None) or getattr(
-        value, "__name__", None)
+      value, "__name__", None
+    )
     if module in _STARTERS:
       return True
-    if (module == function.__module__ and callable(value) and
-        _starts_programs(value, seen)):
+    if (
+      module == function.__module__
+      and callable(value)
+      and _starts_programs(value, seen)
+    ):
       return True
   return False
 
@@ -76,8 +84,10 @@ def _is_process(item):
   # pylint: disable-next=protected-access
   fixtures = item._fixtureinfo.name2fixturedefs
   functions = [getattr(item, "function", None)] + [
-      definition.func for definitions in fixtures.values()
-      for definition in definitions]
+    definition.func
+    for definitions in fixtures.values()
+    for definition in definitions
+  ]
   return any(_starts_programs(f, seen) for f in functions if f is not None)
 
 
@@ -102,6 +112,7 @@ def flipped_data(tmp_path_factory):
   """A run_classifier data folder whose dev set is train flipped
   (tests/helpers/scripts.py `write_flipped_data`)."""
   from tests.helpers import scripts  # pylint: disable=g-import-not-at-top
+
   return scripts.write_flipped_data(tmp_path_factory.mktemp("flipped"))
 
 
@@ -111,6 +122,7 @@ def head_checkpoint(tmp_path_factory):
   `base`'s encoder + `model class(config of base, *args)`'s random heads as
   an original checkpoint, made once per session for each key."""
   from tests.helpers import checkpoints  # pylint: disable=g-import-not-at-top
+
   made = {}
 
   def make(base, model_class, *args):

@@ -16,7 +16,7 @@ def _scripts():
 def _section(text, heading):
   start = text.index(heading)
   end = text.find("\n## ", start + len(heading))
-  return text[start:end if end >= 0 else len(text)]
+  return text[start : end if end >= 0 else len(text)]
 
 
 def test_the_readme_script_table_lists_every_console_script():
@@ -27,17 +27,32 @@ def test_the_readme_script_table_lists_every_console_script():
 
 def test_the_architecture_names_every_package_head_and_task_script():
   text = (REPO / "docs" / "architecture.md").read_text()
-  packages = ["bert_tf/%s/" % p.name for p in (REPO / "bert_tf").iterdir()
-              if (p / "__init__.py").exists()]
-  packages += ["%s/" % p.name for p in (REPO / "data_prep").iterdir()
-               if (p / "__init__.py").exists()]
+  packages = [
+    "bert_tf/%s/" % p.name
+    for p in (REPO / "bert_tf").iterdir()
+    if (p / "__init__.py").exists()
+  ]
+  packages += [
+    "%s/" % p.name
+    for p in (REPO / "data_prep").iterdir()
+    if (p / "__init__.py").exists()
+  ]
   assert [p for p in packages if "`%s" % p not in text] == []
-  heads = re.findall(r'@register_head\("(\w+)"\)', "".join(
-      p.read_text() for p in (REPO / "bert_tf/modeling/heads").glob("*.py")))
+  heads = re.findall(
+    r'@register_head\("(\w+)"\)',
+    "".join(
+      p.read_text() for p in (REPO / "bert_tf/modeling/heads").glob("*.py")
+    ),
+  )
   layers = _section(text, "## One task, its names in every layer")
   assert heads and [h for h in heads if "`%s`" % h not in layers] == []
   # A task's commands: its training script and its data jobs.
-  task_scripts = [s for s in _scripts() if s.startswith("bert-run-") or
-                  s.endswith("-features") or s.endswith("-data")]
+  task_scripts = [
+    s
+    for s in _scripts()
+    if s.startswith("bert-run-")
+    or s.endswith("-features")
+    or s.endswith("-data")
+  ]
   assert len(task_scripts) >= 11
   assert [s for s in task_scripts if "`%s`" % s not in layers] == []

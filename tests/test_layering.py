@@ -23,63 +23,78 @@ from tests.conftest import REPO
 # Layer -> the bert_tf / data_prep packages its modules may import (besides
 # itself). `bert_tf.modeling.bert_config` is configuration, not model code.
 _LAYERS = {
-    "bert_tf.io_utils": set(),
-    "bert_tf.tokenizers": {"bert_tf.io_utils"},
-    "bert_tf.records": {"bert_tf.io_utils"},
-    "bert_tf.checkpoints": {"bert_tf.io_utils", "bert_tf.modeling.bert_config"},
-    "bert_tf.modeling": {"bert_tf.io_utils", "bert_tf.checkpoints"},
-    "bert_tf.training": {"bert_tf.io_utils", "bert_tf.records"},
-    "bert_tf.tasks": {"bert_tf.io_utils", "bert_tf.records", "bert_tf.tokenizers",
-                      "bert_tf.checkpoints", "bert_tf.modeling",
-                      "bert_tf.training"},
-    # SavedModels: a task's model plus in-graph tokenization; no flags.
-    "bert_tf.export": {"bert_tf.io_utils", "bert_tf.records",
-                       "bert_tf.tokenizers", "bert_tf.checkpoints",
-                       "bert_tf.modeling", "bert_tf.tasks"},
-    "bert_tf.cli": {"bert_tf"},
-    # The Python API: exporters + Tasks + the Trainer (and the scripts' step
-    # count, fetch_model); never data_prep.
-    "bert_tf.api": {"bert_tf"},
-    # Pure data: tokenizers, record bytes, the flag helpers and the runner
-    # (with its quiet console).
-    "data_prep": {"bert_tf.io_utils", "bert_tf.records", "bert_tf.tokenizers",
-                  "bert_tf.cli.app", "bert_tf.cli.bert_flags",
-                  "bert_tf.cli.flag_ranges", "bert_tf.cli.quiet"},
+  "bert_tf.io_utils": set(),
+  "bert_tf.tokenizers": {"bert_tf.io_utils"},
+  "bert_tf.records": {"bert_tf.io_utils"},
+  "bert_tf.checkpoints": {"bert_tf.io_utils", "bert_tf.modeling.bert_config"},
+  "bert_tf.modeling": {"bert_tf.io_utils", "bert_tf.checkpoints"},
+  "bert_tf.training": {"bert_tf.io_utils", "bert_tf.records"},
+  "bert_tf.tasks": {
+    "bert_tf.io_utils",
+    "bert_tf.records",
+    "bert_tf.tokenizers",
+    "bert_tf.checkpoints",
+    "bert_tf.modeling",
+    "bert_tf.training",
+  },
+  # SavedModels: a task's model plus in-graph tokenization; no flags.
+  "bert_tf.export": {
+    "bert_tf.io_utils",
+    "bert_tf.records",
+    "bert_tf.tokenizers",
+    "bert_tf.checkpoints",
+    "bert_tf.modeling",
+    "bert_tf.tasks",
+  },
+  "bert_tf.cli": {"bert_tf"},
+  # The Python API: exporters + Tasks + the Trainer (and the scripts' step
+  # count, fetch_model); never data_prep.
+  "bert_tf.api": {"bert_tf"},
+  # Pure data: tokenizers, record bytes, the flag helpers and the runner
+  # (with its quiet console).
+  "data_prep": {
+    "bert_tf.io_utils",
+    "bert_tf.records",
+    "bert_tf.tokenizers",
+    "bert_tf.cli.app",
+    "bert_tf.cli.bert_flags",
+    "bert_tf.cli.flag_ranges",
+    "bert_tf.cli.quiet",
+  },
 }
 
 # The original's module names and the `python -m bert_tf.<command>` shims:
 # each forwards to one layer (matched exactly, not as a package).
 _FACADES = {
-    "bert_tf": {"bert_tf"},  # the curated API, resolved lazily
-    "bert_tf.tokenization": {"bert_tf.tokenizers"},
-    "bert_tf.optimization": {"bert_tf.training"},
-    "bert_tf.convert_checkpoint": {"bert_tf.cli"},
-    "bert_tf.export_checkpoint": {"bert_tf.cli"},
-    "bert_tf.export_saved_model": {"bert_tf.cli"},
-    "bert_tf.fetch_model": {"bert_tf.cli"},
-    "bert_tf.plot_run": {"bert_tf.cli"},
-    "bert_tf.plot_attention": {"bert_tf.cli"},
-    "bert_tf.predict": {"bert_tf.cli"},
+  "bert_tf": {"bert_tf"},  # the curated API, resolved lazily
+  "bert_tf.tokenization": {"bert_tf.tokenizers"},
+  "bert_tf.optimization": {"bert_tf.training"},
+  "bert_tf.convert_checkpoint": {"bert_tf.cli"},
+  "bert_tf.export_checkpoint": {"bert_tf.cli"},
+  "bert_tf.export_saved_model": {"bert_tf.cli"},
+  "bert_tf.fetch_model": {"bert_tf.cli"},
+  "bert_tf.plot_run": {"bert_tf.cli"},
+  "bert_tf.plot_attention": {"bert_tf.cli"},
+  "bert_tf.predict": {"bert_tf.cli"},
 }
 
 # Library modules that must import without TensorFlow, besides every data_prep
 # module outside beam/ that is not a command (`__main__`).
 _LIBRARY_TENSORFLOW_FREE = (
-    "bert_tf",
-    "bert_tf.io_utils",
-    "bert_tf.tokenizers.tokenization",
-    "bert_tf.tokenizers.loading",
-    "bert_tf.records.example_bytes",
-    "bert_tf.records.schema",
-    "bert_tf.records.task_schemas",
-    "bert_tf.records.tfrecord_file",
-    "bert_tf.modeling.bert_config",
+  "bert_tf",
+  "bert_tf.io_utils",
+  "bert_tf.tokenizers.tokenization",
+  "bert_tf.tokenizers.loading",
+  "bert_tf.records.example_bytes",
+  "bert_tf.records.schema",
+  "bert_tf.records.task_schemas",
+  "bert_tf.records.tfrecord_file",
+  "bert_tf.modeling.bert_config",
 )
 
 # data_prep modules that need TensorFlow, and why.
 _TENSORFLOW_EXCEPTIONS = {
-    "data_prep.learn_vocab.wordpiece":
-        "tensorflow-text's WordPiece learner loads TensorFlow on import",
+  "data_prep.learn_vocab.wordpiece": "tensorflow-text's WordPiece learner loads TensorFlow on import",
 }
 
 # Imports each module with TensorFlow (and Keras) blocked; prints those
@@ -148,7 +163,8 @@ def _violations(repo=REPO):
       continue
     for name in _imports(path):
       if not _within(name, layer) and not any(
-          _within(name, package) for package in allowed):
+        _within(name, package) for package in allowed
+      ):
         yield "%s imports %s" % (module, name)
 
 
@@ -204,16 +220,27 @@ def _cycles(repo=REPO):
 
 def _tensorflow_free(repo=REPO):
   return sorted(
-      [m for m in _modules(repo) if m.startswith("data_prep") and
-       "beam" not in m.split(".") and not m.endswith("__main__") and
-       m not in _TENSORFLOW_EXCEPTIONS] +
-      [m for m in _LIBRARY_TENSORFLOW_FREE if m in _modules(repo)])
+    [
+      m
+      for m in _modules(repo)
+      if m.startswith("data_prep")
+      and "beam" not in m.split(".")
+      and not m.endswith("__main__")
+      and m not in _TENSORFLOW_EXCEPTIONS
+    ]
+    + [m for m in _LIBRARY_TENSORFLOW_FREE if m in _modules(repo)]
+  )
 
 
 def _needing_tensorflow(modules, repo=REPO):
   result = subprocess.run(
-      [sys.executable, "-c", _IMPORT_WITHOUT_TENSORFLOW] + list(modules),
-      cwd=repo, capture_output=True, text=True, timeout=120, check=True)
+    [sys.executable, "-c", _IMPORT_WITHOUT_TENSORFLOW] + list(modules),
+    cwd=repo,
+    capture_output=True,
+    text=True,
+    timeout=120,
+    check=True,
+  )
   return result.stdout.splitlines()
 
 
@@ -227,8 +254,11 @@ def test_no_import_cycles():
 
 def test_text_to_features_modules_are_tensorflow_free():
   modules = _tensorflow_free()
-  assert {"data_prep.ner.features", "data_prep.multiple_choice.features",
-          "data_prep.pretraining.documents"} <= set(modules)
+  assert {
+    "data_prep.ner.features",
+    "data_prep.multiple_choice.features",
+    "data_prep.pretraining.documents",
+  } <= set(modules)
   assert not _needing_tensorflow(modules)
   exceptions = [m for m in _TENSORFLOW_EXCEPTIONS if m in _modules(REPO)]
   # An exception that no longer needs TensorFlow goes off the list.
@@ -243,44 +273,48 @@ def _plant(root, files):
 
 
 def test_the_rules_catch_wrong_imports_and_unknown_modules(tmp_path):
-  _plant(tmp_path, {
-      "bert_tf/checkpoints/bad.py":
-          "from bert_tf.modeling.bert_encoder import BertEncoder\n",
-      "bert_tf/export/bad.py":
-          "from bert_tf.cli import flag_ranges\n",
+  _plant(
+    tmp_path,
+    {
+      "bert_tf/checkpoints/bad.py": "from bert_tf.modeling.bert_encoder import BertEncoder\n",
+      "bert_tf/export/bad.py": "from bert_tf.cli import flag_ranges\n",
       "bert_tf/newthing.py": "x = 1\n",
-      "data_prep/x.py":
-          "def f():\n  import tensorflow\n  from bert_tf.tasks import squad\n",
-  })
+      "data_prep/x.py": "def f():\n  import tensorflow\n  from bert_tf.tasks import squad\n",
+    },
+  )
   assert sorted(_violations(tmp_path)) == [
-      "bert_tf.checkpoints.bad imports bert_tf.modeling.bert_encoder."
-      "BertEncoder",
-      "bert_tf.export.bad imports bert_tf.cli.flag_ranges",
-      "bert_tf.newthing matches no layer",
-      "data_prep.x imports bert_tf.tasks.squad"]
+    "bert_tf.checkpoints.bad imports bert_tf.modeling.bert_encoder.BertEncoder",
+    "bert_tf.export.bad imports bert_tf.cli.flag_ranges",
+    "bert_tf.newthing matches no layer",
+    "data_prep.x imports bert_tf.tasks.squad",
+  ]
 
 
 def test_the_rules_catch_a_cycle(tmp_path):
-  _plant(tmp_path, {
+  _plant(
+    tmp_path,
+    {
       # A command and its Beam driver importing each other, lazily.
-      "data_prep/ner/__main__.py":
-          "def main():\n  from data_prep.beam.ner import write\n",
-      "data_prep/beam/ner.py":
-          "from data_prep.ner.features import f\n"
-          "def write():\n  from data_prep.ner.__main__ import main\n",
+      "data_prep/ner/__main__.py": "def main():\n  from data_prep.beam.ner import write\n",
+      "data_prep/beam/ner.py": "from data_prep.ner.features import f\n"
+      "def write():\n  from data_prep.ner.__main__ import main\n",
       "data_prep/ner/features.py": "def f():\n  pass\n",
       # Three modules around a circle, through `from package import module`.
       "bert_tf/training/a.py": "from bert_tf.training import b\n",
       "bert_tf/training/b.py": "import bert_tf.training.c\n",
       "bert_tf/training/c.py": "from bert_tf.training.a import x\n",
-  })
+    },
+  )
   assert _cycles(tmp_path) == [
-      ["bert_tf.training.a", "bert_tf.training.b", "bert_tf.training.c"],
-      ["data_prep.beam.ner", "data_prep.ner.__main__"]]
+    ["bert_tf.training.a", "bert_tf.training.b", "bert_tf.training.c"],
+    ["data_prep.beam.ner", "data_prep.ner.__main__"],
+  ]
 
 
 def test_the_tensorflow_free_set_is_derived_and_checked(tmp_path):
-  _plant(tmp_path, {
+  _plant(
+    tmp_path,
+    {
       "data_prep/__init__.py": "",
       "data_prep/new/__init__.py": "",
       "data_prep/new/reader.py": "import json\n",
@@ -288,16 +322,25 @@ def test_the_tensorflow_free_set_is_derived_and_checked(tmp_path):
       "data_prep/new/uses_tf.py": "import tensorflow as tf\n",
       "data_prep/new/__main__.py": "import tensorflow as tf\n",
       "data_prep/beam/driver.py": "import tensorflow as tf\n",
-  })
+    },
+  )
   modules = _tensorflow_free(tmp_path)
-  assert modules == ["data_prep", "data_prep.new", "data_prep.new.heavy",
-                     "data_prep.new.reader", "data_prep.new.uses_tf"]
+  assert modules == [
+    "data_prep",
+    "data_prep.new",
+    "data_prep.new.heavy",
+    "data_prep.new.reader",
+    "data_prep.new.uses_tf",
+  ]
   assert _needing_tensorflow(modules, tmp_path) == [
-      "data_prep.new.heavy tensorflow", "data_prep.new.uses_tf tensorflow"]
+    "data_prep.new.heavy tensorflow",
+    "data_prep.new.uses_tf tensorflow",
+  ]
 
 
 def test_feature_extractor_reads_the_fields_data_prep_makes():
   # pylint: disable=g-import-not-at-top
   from bert_tf.tasks.feature_extraction import FEATURE_FIELDS
   from data_prep.extract_features.examples import InputFeatures
+
   assert InputFeatures._fields == FEATURE_FIELDS

@@ -42,8 +42,9 @@ class TaskApi:
   KIND = None
   DEFAULT_MAX_SEQ_LENGTH = 128
 
-  def __init__(self, config, vocab_file, do_lower_case, max_seq_length, head,
-               sequence=None):
+  def __init__(
+    self, config, vocab_file, do_lower_case, max_seq_length, head, sequence=None
+  ):
     self.config = config
     self.vocab_file = vocab_file
     self.do_lower_case = do_lower_case
@@ -51,8 +52,8 @@ class TaskApi:
     self.head = head
     self.sequence = dict(sequence or {})
     self.exporter = get_exporter(self.KIND)(
-        config, vocab_file, do_lower_case, max_seq_length,
-        self._options())
+      config, vocab_file, do_lower_case, max_seq_length, self._options()
+    )
     self.task = self._task()
     # The Trainer trains the exporter's model: one model for all uses.
     self.task.build_model = lambda: self.exporter.model
@@ -68,9 +69,15 @@ class TaskApi:
     return self.exporter.model
 
   @classmethod
-  def from_pretrained(cls, path_or_name, max_seq_length=None,
-                      do_lower_case=None, vocab_file=None, cache_dir=None,
-                      **head):
+  def from_pretrained(
+    cls,
+    path_or_name,
+    max_seq_length=None,
+    do_lower_case=None,
+    vocab_file=None,
+    cache_dir=None,
+    **head,
+  ):
     """The task model on a pre-trained (or fine-tuned) model.
 
     Args:
@@ -83,17 +90,24 @@ class TaskApi:
       cache_dir: where model names are downloaded to.
       **head: the task head's settings (e.g. `num_labels=`).
     """
-    source = sources.resolve(path_or_name, vocab_file, do_lower_case,
-                             cache_dir)
+    source = sources.resolve(path_or_name, vocab_file, do_lower_case, cache_dir)
     recorded = source.recorded
     if recorded is not None and recorded.task != cls.KIND:
-      raise InputError("%s: a %s run, not %s" % (path_or_name, recorded.task,
-                                                 cls.KIND))
+      raise InputError(
+        "%s: a %s run, not %s" % (path_or_name, recorded.task, cls.KIND)
+      )
     head, sequence = cls._settings(head, recorded)
-    length = max_seq_length or (recorded.max_seq_length if recorded else
-                                cls.DEFAULT_MAX_SEQ_LENGTH)
-    model = cls(source.config, source.vocab_file, source.do_lower_case,
-                length, head, sequence)
+    length = max_seq_length or (
+      recorded.max_seq_length if recorded else cls.DEFAULT_MAX_SEQ_LENGTH
+    )
+    model = cls(
+      source.config,
+      source.vocab_file,
+      source.do_lower_case,
+      length,
+      head,
+      sequence,
+    )
     source.load(model.exporter)
     return model
 
@@ -136,8 +150,17 @@ class TaskApi:
 
   # --- Training, evaluation, prediction. ----------------------------------
 
-  def fit(self, x, y, epochs=3.0, batch_size=32, learning_rate=5e-5,
-          warmup_proportion=0.1, output_dir=None, progress=True):
+  def fit(
+    self,
+    x,
+    y,
+    epochs=3.0,
+    batch_size=32,
+    learning_rate=5e-5,
+    warmup_proportion=0.1,
+    output_dir=None,
+    progress=True,
+  ):
     """Fine-tunes on `x`, `y` as the training scripts do; -> the Trainer's
     stats per host loop. Each call is one run of the schedule (warmup and
     decay over its own steps, fresh Adam slots). `output_dir`: keep the
@@ -146,16 +169,27 @@ class TaskApi:
     features = self._features(x, y)
     count = len(next(iter(features.values())))
     num_steps, num_warmup = script_runner.train_steps(
-        count, batch_size, epochs, warmup_proportion)
+      count, batch_size, epochs, warmup_proportion
+    )
     folder = output_dir or tempfile.mkdtemp(prefix="bert_tf_fit_")
-    trainer = Trainer(self.task, lambda: optimization.create_optimizer(
-        learning_rate, num_steps, num_warmup), folder, progress=progress,
-                      save_checkpoints_steps=0)
+    trainer = Trainer(
+      self.task,
+      lambda: optimization.create_optimizer(
+        learning_rate, num_steps, num_warmup
+      ),
+      folder,
+      progress=progress,
+      save_checkpoints_steps=0,
+    )
 
     def dataset_fn(ctx):
       del ctx  # one input pipeline
-      return tf.data.Dataset.from_tensor_slices(features).repeat().shuffle(
-          _SHUFFLE_BUFFER).batch(batch_size, drop_remainder=True)
+      return (
+        tf.data.Dataset.from_tensor_slices(features)
+        .repeat()
+        .shuffle(_SHUFFLE_BUFFER)
+        .batch(batch_size, drop_remainder=True)
+      )
 
     try:
       history = trainer.train(dataset_fn, num_steps)
@@ -164,10 +198,12 @@ class TaskApi:
         shutil.rmtree(folder, ignore_errors=True)
     self.global_step = trainer.global_step
     self._optimizer = trainer.optimizer
-    self.training = {"learning_rate": learning_rate,
-                     "num_train_epochs": epochs,
-                     "train_batch_size": batch_size,
-                     "warmup_proportion": warmup_proportion}
+    self.training = {
+      "learning_rate": learning_rate,
+      "num_train_epochs": epochs,
+      "train_batch_size": batch_size,
+      "warmup_proportion": warmup_proportion,
+    }
     return history
 
   def _rows(self, features, batch_size, keys):
@@ -179,16 +215,26 @@ class TaskApi:
 
     rows = []
     for batch in inference.real_rows(
-        tf.distribute.get_strategy(), self.model, dataset, batch_size, fn,
-        self._inference_fns, ("rows",) + tuple(keys)):
-      rows.extend({k: v[i] for k, v in batch.items()}
-                  for i in range(len(next(iter(batch.values())))))
+      tf.distribute.get_strategy(),
+      self.model,
+      dataset,
+      batch_size,
+      fn,
+      self._inference_fns,
+      ("rows",) + tuple(keys),
+    ):
+      rows.extend(
+        {k: v[i] for k, v in batch.items()}
+        for i in range(len(next(iter(batch.values()))))
+      )
     return rows
 
   def evaluate(self, x, y, batch_size=8):
     """The scripts' dev metrics ({name: value}, as eval_results.txt)."""
-    return self._metrics(self._rows(self._features(x, y), batch_size,
-                                    self.task.predict_keys), batch_size)
+    return self._metrics(
+      self._rows(self._features(x, y), batch_size, self.task.predict_keys),
+      batch_size,
+    )
 
   def predict(self, x, batch_size=32):
     """One result per input, in order, as the exported SavedModel answers."""
@@ -200,8 +246,12 @@ class TaskApi:
     total = len(inputs[names[0]])
     parts = []
     for start in range(0, total, batch_size):
-      outputs = serve(**{n: tf.constant(v[start:start + batch_size])
-                         for n, v in inputs.items()})
+      outputs = serve(
+        **{
+          n: tf.constant(v[start : start + batch_size])
+          for n, v in inputs.items()
+        }
+      )
       parts.append({k: v.numpy() for k, v in outputs.items()})
     return self._results(parts)
 
@@ -210,34 +260,39 @@ class TaskApi:
   def run_settings(self):
     """This model's `run_config.RunConfig` (vocab path: the run's copy)."""
     return run_config.RunConfig(
-        self.KIND, self.head, run_config.tokenizer_settings(
-            self.vocab_file, self.do_lower_case, None),
-        self.max_seq_length, self.config.to_dict(), self.sequence,
-        self.training)
+      self.KIND,
+      self.head,
+      run_config.tokenizer_settings(self.vocab_file, self.do_lower_case, None),
+      self.max_seq_length,
+      self.config.to_dict(),
+      self.sequence,
+      self.training,
+    )
 
   def save_run(self, run_dir):
     """Writes a new run folder: the engine checkpoint the scripts resume
     and predict from, bert_config.json, vocab.txt and run_config.json."""
     if os.path.exists(run_dir):
-      raise InputError("%s already exists (a run is never overwritten)" %
-                       run_dir)
-    tmp_dir = make_temp_dir(os.path.dirname(os.path.abspath(run_dir)),
-                            ".run-")
+      raise InputError(
+        "%s already exists (a run is never overwritten)" % run_dir
+      )
+    tmp_dir = make_temp_dir(os.path.dirname(os.path.abspath(run_dir)), ".run-")
     try:
       optimizer = self._optimizer
       if optimizer is None:  # as a predicting script builds it
         optimizer = optimization.create_optimizer(5e-5, 1, 0)
         optimizer.build(self.model.trainable_variables)
       checkpoint = checkpointing.model_checkpoint(self.model, optimizer)
-      tf.train.CheckpointManager(checkpoint, tmp_dir, max_to_keep=1,
-                                 checkpoint_name="ckpt").save(
-                                     checkpoint_number=self.global_step)
+      tf.train.CheckpointManager(
+        checkpoint, tmp_dir, max_to_keep=1, checkpoint_name="ckpt"
+      ).save(checkpoint_number=self.global_step)
       with open(os.path.join(tmp_dir, "bert_config.json"), "w") as f:
         f.write(self.config.to_json_string())
       shutil.copyfile(self.vocab_file, os.path.join(tmp_dir, "vocab.txt"))
       settings = self.run_settings()
       settings.tokenizer["vocab_file"] = os.path.join(
-          os.path.abspath(run_dir), "vocab.txt")
+        os.path.abspath(run_dir), "vocab.txt"
+      )
       run_config.check_or_write(tmp_dir, settings)
       os.replace(tmp_dir, run_dir)
     finally:
@@ -266,6 +321,8 @@ def encode_in_batches(encode, inputs, size=256):
   """Eager `encode(**tensors)` over `inputs` in slices -> numpy dict."""
   names = list(inputs)
   total = len(inputs[names[0]])
-  parts = [encode(**{n: tf.constant(inputs[n][i:i + size]) for n in names})
-           for i in range(0, total, size)]
+  parts = [
+    encode(**{n: tf.constant(inputs[n][i : i + size]) for n in names})
+    for i in range(0, total, size)
+  ]
   return {k: np.concatenate([p[k].numpy() for p in parts]) for k in parts[0]}

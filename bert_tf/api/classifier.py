@@ -39,41 +39,55 @@ class TextClassifier(TaskApi):
   def _settings(cls, given, recorded):
     unknown = set(given) - {"num_labels", "labels", "task_name"}
     if unknown:
-      raise InputError("TextClassifier: unknown argument %s" %
-                       sorted(unknown)[0])
+      raise InputError(
+        "TextClassifier: unknown argument %s" % sorted(unknown)[0]
+      )
     if recorded is not None:
       head = recorded.head
       if head.get("multi_label"):
-        raise InputError("a --multi_label run: TextClassifier takes "
-                         "single-label and regression models")
+        raise InputError(
+          "a --multi_label run: TextClassifier takes "
+          "single-label and regression models"
+        )
       count = 1 if head.get("regression") else len(head["labels"])
-      for key, value in (("num_labels", count),
-                         ("labels", head.get("labels")),
-                         ("task_name", head.get("task_name"))):
+      for key, value in (
+        ("num_labels", count),
+        ("labels", head.get("labels")),
+        ("task_name", head.get("task_name")),
+      ):
         if given.get(key) not in (None, value):
-          raise InputError("%s=%s: the run's model has %s=%s" % (
-              key, given[key], key, value))
+          raise InputError(
+            "%s=%s: the run's model has %s=%s" % (key, given[key], key, value)
+          )
       return head, recorded.sequence
     task_name = (given.get("task_name") or "tsv").lower()
     labels, num_labels = given.get("labels"), given.get("num_labels")
     if task_name != "tsv":
       if task_name not in TASK_LABELS:
-        raise InputError("task_name=%s: unknown; valid: %s" % (
-            task_name, ", ".join(TASK_LABELS)))
+        raise InputError(
+          "task_name=%s: unknown; valid: %s"
+          % (task_name, ", ".join(TASK_LABELS))
+        )
       labels = labels or TASK_LABELS[task_name][0]
       num_labels = num_labels or (len(labels) if labels else 1)
     if labels is not None:
       labels = [str(label) for label in labels]
       if num_labels not in (None, len(labels)):
-        raise InputError("num_labels=%d but %d labels" % (num_labels,
-                                                          len(labels)))
+        raise InputError(
+          "num_labels=%d but %d labels" % (num_labels, len(labels))
+        )
     elif not num_labels or num_labels < 1:
-      raise InputError("TextClassifier needs num_labels= (1: regression) "
-                       "or labels=")
+      raise InputError(
+        "TextClassifier needs num_labels= (1: regression) or labels="
+      )
     elif num_labels > 1:
       labels = [str(i) for i in range(num_labels)]
-    return {"task_name": task_name, "labels": labels,
-            "regression": labels is None, "multi_label": False}, {}
+    return {
+      "task_name": task_name,
+      "labels": labels,
+      "regression": labels is None,
+      "multi_label": False,
+    }, {}
 
   @property
   def labels(self):
@@ -88,24 +102,35 @@ class TextClassifier(TaskApi):
     return {"labels": self.labels, "text_b": pairs}
 
   def _task(self):
-    return ClassificationTask(self.config, len(self.labels or [0]),
-                              self.max_seq_length)
+    return ClassificationTask(
+      self.config, len(self.labels or [0]), self.max_seq_length
+    )
 
   def _inputs(self, x):
     if isinstance(x, (str, bytes)):
-      raise InputError("inputs: a list of texts or (text_a, text_b) pairs, "
-                       "not one text")
+      raise InputError(
+        "inputs: a list of texts or (text_a, text_b) pairs, not one text"
+      )
     x = list(x)
     if all(isinstance(t, (str, bytes)) for t in x):
       return {"text_a": strings(x, "inputs")}
-    bad = [t for t in x if isinstance(t, (str, bytes)) or not isinstance(
-        t, (tuple, list)) or len(t) != 2]
+    bad = [
+      t
+      for t in x
+      if isinstance(t, (str, bytes))
+      or not isinstance(t, (tuple, list))
+      or len(t) != 2
+    ]
     if bad:
-      raise InputError("inputs: give all texts or all (text_a, text_b) "
-                       "pairs; got %r" % (bad[0],))
+      raise InputError(
+        "inputs: give all texts or all (text_a, text_b) "
+        "pairs; got %r" % (bad[0],)
+      )
     self.config.check_segments(True, "inputs")
-    return {"text_a": strings([p[0] for p in x], "text_a"),
-            "text_b": strings([p[1] for p in x], "text_b")}
+    return {
+      "text_a": strings([p[0] for p in x], "text_a"),
+      "text_b": strings([p[1] for p in x], "text_b"),
+    }
 
   def _label_ids(self, y, count):
     y = list(y)
@@ -121,8 +146,10 @@ class TextClassifier(TaskApi):
       elif str(label) in ids and not isinstance(label, (int, np.integer)):
         result.append(ids[str(label)])
       else:
-        raise InputError("label %r: not one of %s (or an id below %d)" % (
-            label, ",".join(self.labels), len(ids)))
+        raise InputError(
+          "label %r: not one of %s (or an id below %d)"
+          % (label, ",".join(self.labels), len(ids))
+        )
     return np.asarray(result, np.int32)
 
   def _features(self, x, y):
@@ -141,5 +168,9 @@ class TextClassifier(TaskApi):
 
   def _metrics(self, rows, batch_size):
     return classifier_results.eval_results(
-        self.head["task_name"], rows, batch_size, self.labels is None,
-        self.global_step)
+      self.head["task_name"],
+      rows,
+      batch_size,
+      self.labels is None,
+      self.global_step,
+    )

@@ -34,13 +34,16 @@ class MultipleChoice(TaskApi):
   def _settings(cls, given, recorded):
     unknown = set(given) - {"num_choices"}
     if unknown:
-      raise InputError("MultipleChoice: unknown argument %s" %
-                       sorted(unknown)[0])
+      raise InputError(
+        "MultipleChoice: unknown argument %s" % sorted(unknown)[0]
+      )
     count = given.get("num_choices")
     if recorded is not None:
       if count not in (None, recorded.head["num_choices"]):
-        raise InputError("num_choices=%d: the run's model has %d" % (
-            count, recorded.head["num_choices"]))
+        raise InputError(
+          "num_choices=%d: the run's model has %d"
+          % (count, recorded.head["num_choices"])
+        )
       return recorded.head, recorded.sequence
     if not count or count < 2:
       raise InputError("MultipleChoice needs num_choices= (2 or more)")
@@ -54,40 +57,54 @@ class MultipleChoice(TaskApi):
     return {"prefix": True}
 
   def _task(self):
-    return MultipleChoiceTask(self.config, self.num_choices,
-                              self.max_seq_length)
+    return MultipleChoiceTask(
+      self.config, self.num_choices, self.max_seq_length
+    )
 
   def _inputs(self, x):
     if isinstance(x, (str, bytes)):
-      raise InputError("inputs: a list of (context, endings) or (context, "
-                       "prefix, endings) tuples, not one text")
+      raise InputError(
+        "inputs: a list of (context, endings) or (context, "
+        "prefix, endings) tuples, not one text"
+      )
     rows = []
     for example in x:
       if not isinstance(example, (tuple, list)) or len(example) not in (2, 3):
-        raise InputError("inputs: %r is not (context, endings) or (context, "
-                         "prefix, endings)" % (example,))
-      context, prefix, endings = (example[0], "", example[1]) if len(
-          example) == 2 else example
+        raise InputError(
+          "inputs: %r is not (context, endings) or (context, "
+          "prefix, endings)" % (example,)
+        )
+      context, prefix, endings = (
+        (example[0], "", example[1]) if len(example) == 2 else example
+      )
       endings = strings(endings, "endings")
       if len(endings) != self.num_choices:
-        raise InputError("inputs: %d endings in %r; the model has "
-                         "num_choices=%d" % (len(endings), example,
-                                             self.num_choices))
+        raise InputError(
+          "inputs: %d endings in %r; the model has "
+          "num_choices=%d" % (len(endings), example, self.num_choices)
+        )
       rows.append((context, prefix, endings))
     self.config.check_segments(True, "inputs")
-    return {"context": strings([r[0] for r in rows], "context"),
-            "prefix": strings([r[1] for r in rows], "prefix"),
-            "endings": np.stack([r[2] for r in rows])}
+    return {
+      "context": strings([r[0] for r in rows], "context"),
+      "prefix": strings([r[1] for r in rows], "prefix"),
+      "endings": np.stack([r[2] for r in rows]),
+    }
 
   def _features(self, x, y):
     inputs = self._inputs(x)
     features = encode_in_batches(self.exporter.encode_choices, inputs)
     y = np.asarray(list(y))
     count = len(inputs["context"])
-    if y.shape != (count,) or not np.issubdtype(y.dtype, np.integer) or (
-        y.min() < 0 or y.max() >= self.num_choices):
-      raise InputError("labels: need %d ending indices in [0, %d), got %r" %
-                       (count, self.num_choices, y.tolist()[:5]))
+    if (
+      y.shape != (count,)
+      or not np.issubdtype(y.dtype, np.integer)
+      or (y.min() < 0 or y.max() >= self.num_choices)
+    ):
+      raise InputError(
+        "labels: need %d ending indices in [0, %d), got %r"
+        % (count, self.num_choices, y.tolist()[:5])
+      )
     features["label_ids"] = y.astype(np.int32)
     features["is_real_example"] = np.ones([count], np.int32)
     return features
@@ -97,4 +114,5 @@ class MultipleChoice(TaskApi):
 
   def _metrics(self, rows, batch_size):
     return classifier_results.eval_results(
-        self.task.name, rows, batch_size, False, self.global_step)
+      self.task.name, rows, batch_size, False, self.global_step
+    )

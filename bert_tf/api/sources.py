@@ -33,13 +33,15 @@ from bert_tf.training import run_config
 # config: BertConfig; load(exporter): its model's weights from the source;
 # recorded: the folder's RunConfig or None.
 Source = collections.namedtuple(
-    "Source", "config vocab_file do_lower_case load recorded")
+  "Source", "config vocab_file do_lower_case load recorded"
+)
 _CKPT = "bert_model.ckpt"
 
 
 def cache_dir():
   return os.environ.get("BERT_TF_HOME") or os.path.join(
-      os.path.expanduser("~"), ".cache", "bert_tf")
+    os.path.expanduser("~"), ".cache", "bert_tf"
+  )
 
 
 def _vocab(folder, vocab_file):
@@ -64,22 +66,29 @@ def _check_head(name_map, shapes, source):
   """A task head in the checkpoint that is not this model's (e.g. other
   num_labels) is named as such, not as a config mismatch."""
   for name, variable in sorted(name_map.items()):
-    if (not name.startswith("bert/") and name in shapes and
-        list(shapes[name]) != list(variable.shape)):
+    if (
+      not name.startswith("bert/")
+      and name in shapes
+      and list(shapes[name]) != list(variable.shape)
+    ):
       raise InputError(
-          "%s: the checkpoint's task head has %s of shape %s, this model "
-          "%s (a head for other labels or choices: give the settings it was "
-          "trained with)" % (source, name, list(shapes[name]),
-                             list(variable.shape)))
+        "%s: the checkpoint's task head has %s of shape %s, this model "
+        "%s (a head for other labels or choices: give the settings it was "
+        "trained with)"
+        % (source, name, list(shapes[name]), list(variable.shape))
+      )
 
 
 def _tf1_loader(prefix):
   def load(exporter):
-    _check_head(exporter.tf1_variables(),
-                checkpoint_io.checkpoint_shapes(prefix), prefix)
-    report = checkpoint_io.init_from_checkpoint(prefix,
-                                                exporter.tf1_variables())
+    _check_head(
+      exporter.tf1_variables(), checkpoint_io.checkpoint_shapes(prefix), prefix
+    )
+    report = checkpoint_io.init_from_checkpoint(
+      prefix, exporter.tf1_variables()
+    )
     checkpoint_io.require_encoder_loaded(report, prefix)
+
   return load
 
 
@@ -88,9 +97,11 @@ def _hf_loader(folder):
     arrays, _ = hf_import.read_hf_weights(folder)
     shapes = {name: value.shape for name, value in arrays.items()}
     _check_head(exporter.tf1_variables(), shapes, folder)
-    report = checkpoint_io.assign_arrays(exporter.tf1_variables(), shapes,
-                                         arrays.__getitem__, folder)
+    report = checkpoint_io.assign_arrays(
+      exporter.tf1_variables(), shapes, arrays.__getitem__, folder
+    )
     checkpoint_io.require_encoder_loaded(report, folder)
+
   return load
 
 
@@ -100,15 +111,20 @@ def _run_source(folder, recorded, vocab_file, do_lower_case):
     vocab = _vocab(folder, vocab_file)
   recorded_case = recorded.tokenizer.get("do_lower_case")
   if do_lower_case is not None and do_lower_case != recorded_case:
-    raise InputError("%s was trained with do_lower_case=%s, not %s" %
-                     (folder, recorded_case, do_lower_case))
-  return Source(BertConfig.from_dict(recorded.bert_config), vocab,
-                recorded_case, lambda exporter: exporter.restore(folder),
-                recorded)
+    raise InputError(
+      "%s was trained with do_lower_case=%s, not %s"
+      % (folder, recorded_case, do_lower_case)
+    )
+  return Source(
+    BertConfig.from_dict(recorded.bert_config),
+    vocab,
+    recorded_case,
+    lambda exporter: exporter.restore(folder),
+    recorded,
+  )
 
 
-def resolve(path_or_name, vocab_file=None, do_lower_case=None,
-            cache=None):
+def resolve(path_or_name, vocab_file=None, do_lower_case=None, cache=None):
   """The `Source` of a folder or a model name (see the module docstring)."""
   path = os.fspath(path_or_name)
   if not os.path.exists(path):
@@ -124,15 +140,22 @@ def resolve(path_or_name, vocab_file=None, do_lower_case=None,
     config = BertConfig.from_json_file(os.path.join(path, "bert_config.json"))
     lower = True if do_lower_case is None else do_lower_case
     script_runner.check_case(lower, prefix)  # the original's name check
-    return Source(config, _vocab(path, vocab_file), lower,
-                  _tf1_loader(prefix), None)
+    return Source(
+      config, _vocab(path, vocab_file), lower, _tf1_loader(prefix), None
+    )
   if os.path.isfile(os.path.join(path, "config.json")):
     config = hf_import.read_hf_config(path)
     lower = do_lower_case
     if lower is None:
       lower = _hf_lower_case(path)
-    return Source(config, _vocab(path, vocab_file),
-                  True if lower is None else lower, _hf_loader(path), None)
-  raise InputError("%s: not a model folder (no bert_config.json + %s, "
-                   "HuggingFace config.json or run_config.json)" %
-                   (path, _CKPT))
+    return Source(
+      config,
+      _vocab(path, vocab_file),
+      True if lower is None else lower,
+      _hf_loader(path),
+      None,
+    )
+  raise InputError(
+    "%s: not a model folder (no bert_config.json + %s, "
+    "HuggingFace config.json or run_config.json)" % (path, _CKPT)
+  )

@@ -43,12 +43,16 @@ class SpanExtractor(TaskApi):
     names = _SEQUENCE + ("version_2_with_negative",)
     unknown = set(given) - set(names)
     if unknown:
-      raise InputError("SpanExtractor: unknown argument %s" %
-                       sorted(unknown)[0])
+      raise InputError(
+        "SpanExtractor: unknown argument %s" % sorted(unknown)[0]
+      )
     # run_squad.py records no head; these are the windows' settings (and
     # how the answer is chosen).
-    sequence = {"doc_stride": 128, "max_query_length": 64,
-                "version_2_with_negative": False}
+    sequence = {
+      "doc_stride": 128,
+      "max_query_length": 64,
+      "version_2_with_negative": False,
+    }
     sequence.update(recorded.sequence if recorded else {})
     sequence.update({k: given[k] for k in names if k in given})
     return {}, sequence
@@ -61,18 +65,20 @@ class SpanExtractor(TaskApi):
 
   def _inputs(self, x):
     if isinstance(x, (str, bytes)) or any(
-        not isinstance(e, (tuple, list)) or len(e) != 2 for e in x):
+      not isinstance(e, (tuple, list)) or len(e) != 2 for e in x
+    ):
       raise InputError("inputs: a list of (question, context) pairs")
     self.config.check_segments(True, "inputs")
-    return {"question": strings([e[0] for e in x], "question"),
-            "context": strings([e[1] for e in x], "context")}
+    return {
+      "question": strings([e[0] for e in x], "question"),
+      "context": strings([e[1] for e in x], "context"),
+    }
 
   def _answer_tokens(self, doc, y):
     """Per example (first, last) context piece of its answer, or None."""
     y = list(y)
     if len(y) != len(doc["words"]):
-      raise InputError("%d inputs but %d answers" % (len(doc["words"]),
-                                                     len(y)))
+      raise InputError("%d inputs but %d answers" % (len(doc["words"]), len(y)))
     texts = [a[0] if a else "" for a in y]
     answer_ids = self.exporter.tokenizer(tf.constant(texts or [""])).to_list()
     spans = []
@@ -81,8 +87,9 @@ class SpanExtractor(TaskApi):
         spans.append(None)
         continue
       if not isinstance(answer, (tuple, list)) or len(answer) != 2:
-        raise InputError("answer %r: not (text, character offset) or None" %
-                         (answer,))
+        raise InputError(
+          "answer %r: not (text, character offset) or None" % (answer,)
+        )
       text, offset = answer
       starts = doc["word_starts"][i]
       if not text.strip() or not starts or not 0 <= offset < 1 << 31:
@@ -98,12 +105,17 @@ class SpanExtractor(TaskApi):
   def _features(self, x, y):
     inputs = self._inputs(x)
     doc, windows, features = self.exporter.encode_windows(
-        **{k: tf.constant(v) for k, v in inputs.items()})
-    doc = {k: doc[k].to_list() for k in ("word_starts", "token_words", "ids",
-                                         "words")}
+      **{k: tf.constant(v) for k, v in inputs.items()}
+    )
+    doc = {
+      k: doc[k].to_list()
+      for k in ("word_starts", "token_words", "ids", "words")
+    }
     spans = self._answer_tokens(doc, y)
-    windows = {k: windows[k].numpy() for k in ("example", "start", "length",
-                                               "query_length")}
+    windows = {
+      k: windows[k].numpy()
+      for k in ("example", "start", "length", "query_length")
+    }
     positions = np.zeros([len(windows["example"]), 2], np.int32)
     for w, example in enumerate(windows["example"]):
       span, start = spans[example], windows["start"][w]
@@ -121,16 +133,23 @@ class SpanExtractor(TaskApi):
     del batch_size  # a mean over windows
     start = np.stack([r["start_logits"] for r in rows])
     end = np.stack([r["end_logits"] for r in rows])
-    loss = self.task.loss({
+    loss = self.task.loss(
+      {
         "start_positions": np.array([r["start_positions"] for r in rows]),
-        "end_positions": np.array([r["end_positions"] for r in rows])},
-                          {"start_logits": start, "end_logits": end})
+        "end_positions": np.array([r["end_positions"] for r in rows]),
+      },
+      {"start_logits": start, "end_logits": end},
+    )
     return {"eval_loss": float(loss), "global_step": self.global_step}
 
   def evaluate(self, x, y, batch_size=8):
     """The mean span loss over the windows (see the module docstring)."""
-    return self._metrics(self._rows(self._features(x, y), batch_size, (
-        "start_positions", "end_positions")), batch_size)
+    return self._metrics(
+      self._rows(
+        self._features(x, y), batch_size, ("start_positions", "end_positions")
+      ),
+      batch_size,
+    )
 
 
 def _improve(doc_ids, start, end, answer_ids):
@@ -138,6 +157,6 @@ def _improve(doc_ids, start, end, answer_ids):
   [start, end] that is exactly the answer's own tokenization."""
   for new_start in range(start, end + 1):
     for new_end in range(end, new_start - 1, -1):
-      if doc_ids[new_start:new_end + 1] == answer_ids:
+      if doc_ids[new_start : new_end + 1] == answer_ids:
         return new_start, new_end
   return start, end

@@ -30,8 +30,9 @@ from bert_tf.io_utils import atomic_output
 from bert_tf.io_utils import InputError
 
 LoadReport = collections.namedtuple(
-    "LoadReport", ["loaded", "not_in_checkpoint", "checkpoint_only",
-                   "optimizer_state"])
+  "LoadReport",
+  ["loaded", "not_in_checkpoint", "checkpoint_only", "optimizer_state"],
+)
 
 _OPTIMIZER_STATE = re.compile(r"(^|/)(global_step|adam_m|adam_v)$")
 
@@ -63,8 +64,9 @@ def resolve_checkpoint(path):
       raise InputError("%s: directory has no TF checkpoint" % path)
     return latest
   if not path or not tf.io.gfile.exists(path + ".index"):
-    raise InputError("%s: no TF checkpoint here (expected %s.index)" %
-                     (path, path))
+    raise InputError(
+      "%s: no TF checkpoint here (expected %s.index)" % (path, path)
+    )
   return path
 
 
@@ -74,8 +76,9 @@ def checkpoint_shapes(ckpt_prefix):
   try:
     return dict(tf.train.list_variables(prefix))
   except (tf.errors.OpError, ValueError) as e:
-    raise InputError("%s: unreadable checkpoint (%s)" %
-                     (prefix, str(e).splitlines()[0])) from e
+    raise InputError(
+      "%s: unreadable checkpoint (%s)" % (prefix, str(e).splitlines()[0])
+    ) from e
 
 
 def assign_arrays(name_map, shapes, read, source):
@@ -93,20 +96,22 @@ def assign_arrays(name_map, shapes, read, source):
   for name, variable in sorted(name_map.items()):
     if name in shapes and list(shapes[name]) != list(variable.shape):
       raise InputError(
-          "%s: variable %s has shape %s in the checkpoint but %s in the model "
-          "(does the config match the checkpoint?)" %
-          (source, name, list(shapes[name]), list(variable.shape)))
+        "%s: variable %s has shape %s in the checkpoint but %s in the model "
+        "(does the config match the checkpoint?)"
+        % (source, name, list(shapes[name]), list(variable.shape))
+      )
   report = LoadReport(
-      loaded=sorted(n for n in name_map if n in shapes),
-      not_in_checkpoint=sorted(n for n in name_map if n not in shapes),
-      checkpoint_only=sorted(n for n in shapes if n not in name_map and
-                             not is_optimizer_state(n)),
-      optimizer_state=sorted(n for n in shapes if is_optimizer_state(n)))
+    loaded=sorted(n for n in name_map if n in shapes),
+    not_in_checkpoint=sorted(n for n in name_map if n not in shapes),
+    checkpoint_only=sorted(
+      n for n in shapes if n not in name_map and not is_optimizer_state(n)
+    ),
+    optimizer_state=sorted(n for n in shapes if is_optimizer_state(n)),
+  )
   for name in report.loaded:
     variable = name_map[name]
     variable.assign(np.asarray(read(name)).astype(variable.dtype))
-    logging.vlog(1, "loaded %s %s from %s", name, list(variable.shape),
-                 source)
+    logging.vlog(1, "loaded %s %s from %s", name, list(variable.shape), source)
   for name in report.not_in_checkpoint:
     logging.vlog(1, "not in checkpoint, keeps its initializer: %s", name)
   for name in report.checkpoint_only:
@@ -118,20 +123,27 @@ def assign_arrays(name_map, shapes, read, source):
 def load_summary(report, source, names_shown=3):
   """One line for a `LoadReport` (the per-variable list is logged at
   --verbosity=1)."""
+
   def some(names):
     shown = ", ".join(names[:names_shown])
     return shown + (", ..." if len(names) > names_shown else "")
 
   parts = ["loaded %d variables from %s" % (len(report.loaded), source)]
   if report.not_in_checkpoint:
-    parts.append("%d not in it keep their initializer (%s)" % (
-        len(report.not_in_checkpoint), some(report.not_in_checkpoint)))
+    parts.append(
+      "%d not in it keep their initializer (%s)"
+      % (len(report.not_in_checkpoint), some(report.not_in_checkpoint))
+    )
   if report.checkpoint_only:
-    parts.append("%d checkpoint-only ignored (%s)" % (
-        len(report.checkpoint_only), some(report.checkpoint_only)))
+    parts.append(
+      "%d checkpoint-only ignored (%s)"
+      % (len(report.checkpoint_only), some(report.checkpoint_only))
+    )
   if report.optimizer_state:
-    parts.append("%d optimizer-state ignored (Adam slots, global_step)" %
-                 len(report.optimizer_state))
+    parts.append(
+      "%d optimizer-state ignored (Adam slots, global_step)"
+      % len(report.optimizer_state)
+    )
   return "; ".join(parts)
 
 
@@ -146,8 +158,10 @@ def init_from_checkpoint(ckpt_prefix, name_map):
       return reader.get_tensor(name)
     except (tf.errors.OpError, IndexError, ValueError) as e:
       # A truncated .data file or a failing checksum.
-      raise InputError("%s: unreadable checkpoint, variable %s (%s)" % (
-          prefix, name, str(e).splitlines()[0])) from e
+      raise InputError(
+        "%s: unreadable checkpoint, variable %s (%s)"
+        % (prefix, name, str(e).splitlines()[0])
+      ) from e
 
   return assign_arrays(name_map, shapes, read, prefix)
 
@@ -167,15 +181,21 @@ def save_tf1_checkpoint(prefix, name_map, global_step=None):
   tf.io.gfile.makedirs(directory)
   tmp_prefix = "%s.tmp-%d" % (prefix, os.getpid())
   with tf.device("/cpu:0"):
-    tf.raw_ops.SaveV2(prefix=tmp_prefix, tensor_names=names,
-                      shape_and_slices=[""] * len(names), tensors=tensors)
+    tf.raw_ops.SaveV2(
+      prefix=tmp_prefix,
+      tensor_names=names,
+      shape_and_slices=[""] * len(names),
+      tensors=tensors,
+    )
   # Data first, index last: a reader never sees an index without its data.
   for suffix in (".data-00000-of-00001", ".index"):
     tf.io.gfile.rename(tmp_prefix + suffix, prefix + suffix, overwrite=True)
   base = os.path.basename(prefix)
   with atomic_output(os.path.join(directory, "checkpoint")) as f:
-    f.write('model_checkpoint_path: "%s"\nall_model_checkpoint_paths: "%s"\n'
-            % (base, base))
+    f.write(
+      'model_checkpoint_path: "%s"\nall_model_checkpoint_paths: "%s"\n'
+      % (base, base)
+    )
   return prefix
 
 
@@ -184,7 +204,7 @@ def require_encoder_loaded(report, source):
   that does not match the checkpoint would otherwise run on random weights)."""
   missing = [n for n in report.not_in_checkpoint if n.startswith("bert/")]
   if missing:
-    raise InputError("%s: %d encoder variables missing, e.g. %s (does the "
-                     "config match the checkpoint?)" %
-                     (source, len(missing), missing[0]))
-
+    raise InputError(
+      "%s: %d encoder variables missing, e.g. %s (does the "
+      "config match the checkpoint?)" % (source, len(missing), missing[0])
+    )

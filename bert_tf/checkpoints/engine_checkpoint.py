@@ -33,8 +33,10 @@ def restore_engine_checkpoint(model, prefix):
     status = tf.train.Checkpoint(model=model).read(prefix).expect_partial()
     status.assert_existing_objects_matched()
   except (AssertionError, ValueError) as e:
-    raise InputError("%s: not a checkpoint of this model and config (%s)" %
-                     (prefix, str(e).splitlines()[0][:200])) from e
+    raise InputError(
+      "%s: not a checkpoint of this model and config (%s)"
+      % (prefix, str(e).splitlines()[0][:200])
+    ) from e
 
 
 def export_tf1_checkpoint(model, model_dir, output_dir):
@@ -52,10 +54,13 @@ def export_tf1_checkpoint(model, model_dir, output_dir):
   prefix = checkpoint_io.resolve_checkpoint(model_dir)
   restore_engine_checkpoint(model, prefix)
   reader = tf.train.load_checkpoint(prefix)
-  step = (int(reader.get_tensor(_STEP_KEY))
-          if reader.has_tensor(_STEP_KEY) else None)
+  step = (
+    int(reader.get_tensor(_STEP_KEY)) if reader.has_tensor(_STEP_KEY) else None
+  )
   output = checkpoint_io.save_tf1_checkpoint(
-      os.path.join(output_dir, "bert_model.ckpt"), model.tf1_variables(),
-      global_step=step)
+    os.path.join(output_dir, "bert_model.ckpt"),
+    model.tf1_variables(),
+    global_step=step,
+  )
   logging.info("exported %s (global_step %s) to %s", prefix, step, output)
   return output

@@ -31,12 +31,20 @@ HF_FILES = ("config.json", "vocab.txt", "model.safetensors")
 # What an original-layout model folder holds (the zip's three items).
 MODEL_FILES = ("bert_config.json", "vocab.txt", "bert_model.ckpt.index")
 # The Hub's short names of the original models (now under google-bert/).
-HF_NAMES = {name: "google-bert/" + name for name in (
-    "bert-base-uncased", "bert-base-cased", "bert-large-uncased",
-    "bert-large-cased", "bert-base-multilingual-cased",
-    "bert-base-multilingual-uncased", "bert-base-chinese",
+HF_NAMES = {
+  name: "google-bert/" + name
+  for name in (
+    "bert-base-uncased",
+    "bert-base-cased",
+    "bert-large-uncased",
+    "bert-large-cased",
+    "bert-base-multilingual-cased",
+    "bert-base-multilingual-uncased",
+    "bert-base-chinese",
     "bert-large-uncased-whole-word-masking",
-    "bert-large-cased-whole-word-masking")}
+    "bert-large-cased-whole-word-masking",
+  )
+}
 
 
 def resolve_name(name):
@@ -49,12 +57,15 @@ def resolve_name(name):
   """
   if os.path.isdir(name):
     if not missing_files(name):
-      raise InputError("%s is a local model folder in the original layout "
-                       "already: use it as it is" % name)
-    raise InputError("%s is a local folder, not a model name: convert an HF "
-                     "folder with python -m bert_tf.convert_checkpoint "
-                     "--input=%s --input_format=hf --output_dir=DIR" %
-                     (name, name))
+      raise InputError(
+        "%s is a local model folder in the original layout "
+        "already: use it as it is" % name
+      )
+    raise InputError(
+      "%s is a local folder, not a model name: convert an HF "
+      "folder with python -m bert_tf.convert_checkpoint "
+      "--input=%s --input_format=hf --output_dir=DIR" % (name, name)
+    )
   if name.lower() in HF_NAMES:
     return "hf", HF_NAMES[name.lower()]
   if "/" in name:
@@ -65,18 +76,25 @@ def resolve_name(name):
   if key in model_registry.GOOGLE_MODELS:
     return "google", key
   close = difflib.get_close_matches(
-      name, list(model_registry.GOOGLE_MODELS) + list(model_registry.ALIASES)
-      + list(HF_NAMES), n=4, cutoff=0.6)
-  raise InputError("unknown model %r; %s (or give a HuggingFace id such as "
-                   "owner/name; --list shows all names)" %
-                   (name, "close names: " + ", ".join(close) if close
-                    else "no close name"))
+    name,
+    list(model_registry.GOOGLE_MODELS)
+    + list(model_registry.ALIASES)
+    + list(HF_NAMES),
+    n=4,
+    cutoff=0.6,
+  )
+  raise InputError(
+    "unknown model %r; %s (or give a HuggingFace id such as "
+    "owner/name; --list shows all names)"
+    % (name, "close names: " + ", ".join(close) if close else "no close name")
+  )
 
 
 def missing_files(model_dir):
   """The original-layout files `model_dir` lacks ([] when complete)."""
-  return [f for f in MODEL_FILES
-          if not os.path.isfile(os.path.join(model_dir, f))]
+  return [
+    f for f in MODEL_FILES if not os.path.isfile(os.path.join(model_dir, f))
+  ]
 
 
 def existing_model(model_dir):
@@ -86,8 +104,10 @@ def existing_model(model_dir):
     return False
   missing = missing_files(model_dir)
   if missing:
-    raise InputError("%s exists but lacks %s; move it away to fetch again" %
-                     (model_dir, ", ".join(missing)))
+    raise InputError(
+      "%s exists but lacks %s; move it away to fetch again"
+      % (model_dir, ", ".join(missing))
+    )
   logging.info("%s is already complete; not downloading again", model_dir)
   return True
 
@@ -123,10 +143,16 @@ def fetch_google(name, output_dir, base_url=None, network=None):
   model_dir = os.path.join(output_dir, name)
   if existing_model(model_dir):
     return model_dir
-  url = "%s/%s" % ((base_url or model_registry.GOOGLE_BASE_URL).rstrip("/"),
-                   entry.path)
-  archive = transfer.download(url, os.path.join(output_dir, name + ".zip"),
-                              sha256=entry.sha256, network=network)
+  url = "%s/%s" % (
+    (base_url or model_registry.GOOGLE_BASE_URL).rstrip("/"),
+    entry.path,
+  )
+  archive = transfer.download(
+    url,
+    os.path.join(output_dir, name + ".zip"),
+    sha256=entry.sha256,
+    network=network,
+  )
   try:
     with building_dir(model_dir, archive) as scratch:
       with zipfile.ZipFile(archive) as zf:
@@ -136,8 +162,10 @@ def fetch_google(name, output_dir, base_url=None, network=None):
         zf.extractall(scratch)  # Drops absolute and ".." parts of names.
   except zipfile.BadZipFile as e:
     os.remove(archive)
-    raise InputError("%s: not a valid zip (%s); removed, run again to "
-                     "download it again" % (archive, e)) from e
+    raise InputError(
+      "%s: not a valid zip (%s); removed, run again to "
+      "download it again" % (archive, e)
+    ) from e
   os.remove(archive)
   return model_dir
 
@@ -145,7 +173,10 @@ def fetch_google(name, output_dir, base_url=None, network=None):
 def download_hf(repo_id, dest_dir, endpoint=None, network=None):
   """Downloads `HF_FILES` of HF repo `repo_id` into `dest_dir`."""
   for name in HF_FILES:
-    url = "%s/%s/resolve/main/%s" % ((endpoint or HF_ENDPOINT).rstrip("/"),
-                                     repo_id, name)
+    url = "%s/%s/resolve/main/%s" % (
+      (endpoint or HF_ENDPOINT).rstrip("/"),
+      repo_id,
+      name,
+    )
     transfer.download(url, os.path.join(dest_dir, name), network=network)
   return dest_dir

@@ -26,43 +26,52 @@ from bert_tf.modeling.bert_config import BertConfig
 from bert_tf.modeling.bert_config import LAYER_NORM_EPSILON
 
 _HF_ACTIVATIONS = {
-    "gelu": "gelu_exact",
-    "gelu_new": "gelu",
-    "gelu_pytorch_tanh": "gelu",
-    "gelu_fast": "gelu",
-    "relu": "relu",
-    "tanh": "tanh",
-    "linear": "linear",
+  "gelu": "gelu_exact",
+  "gelu_new": "gelu",
+  "gelu_pytorch_tanh": "gelu",
+  "gelu_fast": "gelu",
+  "relu": "relu",
+  "tanh": "tanh",
+  "linear": "linear",
 }
 
-_CONFIG_KEYS = ("vocab_size", "hidden_size", "num_hidden_layers",
-                "num_attention_heads", "intermediate_size",
-                "hidden_dropout_prob", "attention_probs_dropout_prob",
-                "max_position_embeddings", "type_vocab_size",
-                "initializer_range")
+_CONFIG_KEYS = (
+  "vocab_size",
+  "hidden_size",
+  "num_hidden_layers",
+  "num_attention_heads",
+  "intermediate_size",
+  "hidden_dropout_prob",
+  "attention_probs_dropout_prob",
+  "max_position_embeddings",
+  "type_vocab_size",
+  "initializer_range",
+)
 
 # Heads whose HF weight already has the original [out, in] layout.
 _HEAD_NAMES = {
-    "cls.predictions.bias": "cls/predictions/output_bias",
-    "cls.seq_relationship.weight": "cls/seq_relationship/output_weights",
-    "cls.seq_relationship.bias": "cls/seq_relationship/output_bias",
-    "qa_outputs.weight": "cls/squad/output_weights",
-    "qa_outputs.bias": "cls/squad/output_bias",
-    "classifier.weight": "output_weights",
-    "classifier.bias": "output_bias",
+  "cls.predictions.bias": "cls/predictions/output_bias",
+  "cls.seq_relationship.weight": "cls/seq_relationship/output_weights",
+  "cls.seq_relationship.bias": "cls/seq_relationship/output_bias",
+  "qa_outputs.weight": "cls/squad/output_weights",
+  "qa_outputs.bias": "cls/squad/output_bias",
+  "classifier.weight": "output_weights",
+  "classifier.bias": "output_bias",
 }
 
-_LEAF_NAMES = {"LayerNorm.weight": "LayerNorm/gamma",
-               "LayerNorm.gamma": "LayerNorm/gamma",
-               "LayerNorm.bias": "LayerNorm/beta",
-               "LayerNorm.beta": "LayerNorm/beta"}
+_LEAF_NAMES = {
+  "LayerNorm.weight": "LayerNorm/gamma",
+  "LayerNorm.gamma": "LayerNorm/gamma",
+  "LayerNorm.bias": "LayerNorm/beta",
+  "LayerNorm.beta": "LayerNorm/beta",
+}
 
 
 def hf_name_to_tf1(hf_name):
   """Returns (original TF1 name, transpose?) or (None, False) if unused."""
   if hf_name in _HEAD_NAMES:
     return _HEAD_NAMES[hf_name], False
-  name = hf_name[len("bert."):] if hf_name.startswith("bert.") else hf_name
+  name = hf_name[len("bert.") :] if hf_name.startswith("bert.") else hf_name
   if name.startswith(("embeddings.", "encoder.", "pooler.")):
     scope = "bert/"
   elif name.startswith("cls.predictions.transform."):
@@ -74,11 +83,11 @@ def hf_name_to_tf1(hf_name):
   name = re.sub(r"\blayer\.(\d+)\.", r"layer_\1.", name)
   for leaf, tf1_leaf in _LEAF_NAMES.items():
     if name.endswith(leaf):
-      return scope + name[:-len(leaf)].replace(".", "/") + tf1_leaf, False
+      return scope + name[: -len(leaf)].replace(".", "/") + tf1_leaf, False
   if name.endswith("_embeddings.weight"):
-    return scope + name[:-len(".weight")].replace(".", "/"), False
+    return scope + name[: -len(".weight")].replace(".", "/"), False
   if name.endswith(".weight"):
-    return scope + name[:-len(".weight")].replace(".", "/") + "/kernel", True
+    return scope + name[: -len(".weight")].replace(".", "/") + "/kernel", True
   return scope + name.replace(".", "/"), False
 
 
@@ -89,19 +98,24 @@ def read_hf_config(model_dir):
     with open(path, "rb") as f:
       hf = json.loads(f.read().decode("utf-8"))
   except (OSError, ValueError) as e:
-    raise InputError("cannot read HF config %s: %s" %
-                     (path, str(e).splitlines()[0])) from e
+    raise InputError(
+      "cannot read HF config %s: %s" % (path, str(e).splitlines()[0])
+    ) from e
   if not isinstance(hf, dict):
     raise InputError("HF config %s is not a JSON object" % path)
   if hf.get("model_type", "bert") != "bert":
-    raise InputError("%s: model_type %r is not 'bert'" %
-                     (path, hf.get("model_type")))
+    raise InputError(
+      "%s: model_type %r is not 'bert'" % (path, hf.get("model_type"))
+    )
   if hf.get("position_embedding_type", "absolute") != "absolute":
-    raise InputError("%s: only absolute position embeddings are supported" %
-                     path)
+    raise InputError(
+      "%s: only absolute position embeddings are supported" % path
+    )
   if float(hf.get("layer_norm_eps", LAYER_NORM_EPSILON)) != LAYER_NORM_EPSILON:
-    raise InputError("%s: layer_norm_eps %s differs from BERT's 1e-12" %
-                     (path, hf["layer_norm_eps"]))
+    raise InputError(
+      "%s: layer_norm_eps %s differs from BERT's 1e-12"
+      % (path, hf["layer_norm_eps"])
+    )
   act = hf.get("hidden_act", "gelu")
   if act not in _HF_ACTIVATIONS:
     raise InputError("%s: unsupported hidden_act %r" % (path, act))
@@ -121,10 +135,12 @@ def read_hf_weights(model_dir):
   # pylint: disable=g-import-not-at-top
   from safetensors import safe_open
   from safetensors import SafetensorError
+
   files = sorted(glob.glob(os.path.join(model_dir, "*.safetensors")))
   if not files:
-    raise InputError("%s: no *.safetensors weights (HF format expected)" %
-                     model_dir)
+    raise InputError(
+      "%s: no *.safetensors weights (HF format expected)" % model_dir
+    )
   arrays, unused = {}, []
   for path in files:
     try:
@@ -137,7 +153,7 @@ def read_hf_weights(model_dir):
           value = np.asarray(f.get_tensor(hf_name), dtype=np.float32)
           arrays[name] = value.T if transpose else value
     except (OSError, ValueError, TypeError, SafetensorError) as e:
-      raise InputError("%s: unreadable safetensors file (%s)" %
-                       (path, str(e).splitlines()[0])) from e
+      raise InputError(
+        "%s: unreadable safetensors file (%s)" % (path, str(e).splitlines()[0])
+      ) from e
   return arrays, sorted(unused)
-

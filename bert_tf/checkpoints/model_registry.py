@@ -17,8 +17,9 @@ import collections
 
 GOOGLE_BASE_URL = "https://storage.googleapis.com/bert_models"
 
-ModelEntry = collections.namedtuple("ModelEntry",
-                                    ["path", "description", "sha256"])
+ModelEntry = collections.namedtuple(
+  "ModelEntry", ["path", "description", "sha256"]
+)
 
 
 def _entry(path, description, sha256=None):
@@ -26,44 +27,56 @@ def _entry(path, description, sha256=None):
 
 
 GOOGLE_MODELS = {
-    "uncased_L-12_H-768_A-12": _entry(
-        "2018_10_18/uncased_L-12_H-768_A-12.zip",
-        "BERT-Base, Uncased: 12-layer, 768-hidden, 12-heads, 110M parameters"),
-    "uncased_L-24_H-1024_A-16": _entry(
-        "2018_10_18/uncased_L-24_H-1024_A-16.zip",
-        "BERT-Large, Uncased: 24-layer, 1024-hidden, 16-heads, 340M "
-        "parameters"),
-    "cased_L-12_H-768_A-12": _entry(
-        "2018_10_18/cased_L-12_H-768_A-12.zip",
-        "BERT-Base, Cased: 12-layer, 768-hidden, 12-heads, 110M parameters"),
-    "cased_L-24_H-1024_A-16": _entry(
-        "2018_10_18/cased_L-24_H-1024_A-16.zip",
-        "BERT-Large, Cased: 24-layer, 1024-hidden, 16-heads, 340M parameters"),
-    "wwm_uncased_L-24_H-1024_A-16": _entry(
-        "2019_05_30/wwm_uncased_L-24_H-1024_A-16.zip",
-        "BERT-Large, Uncased (Whole Word Masking): 24-layer, 1024-hidden, "
-        "16-heads, 340M parameters"),
-    "wwm_cased_L-24_H-1024_A-16": _entry(
-        "2019_05_30/wwm_cased_L-24_H-1024_A-16.zip",
-        "BERT-Large, Cased (Whole Word Masking): 24-layer, 1024-hidden, "
-        "16-heads, 340M parameters"),
-    "multi_cased_L-12_H-768_A-12": _entry(
-        "2018_11_23/multi_cased_L-12_H-768_A-12.zip",
-        "BERT-Base, Multilingual Cased: 104 languages, 12-layer, 768-hidden, "
-        "12-heads, 110M parameters"),
-    "multilingual_L-12_H-768_A-12": _entry(
-        "2018_11_03/multilingual_L-12_H-768_A-12.zip",
-        "BERT-Base, Multilingual Uncased (not recommended): 102 languages, "
-        "12-layer, 768-hidden, 12-heads, 110M parameters"),
-    "chinese_L-12_H-768_A-12": _entry(
-        "2018_11_03/chinese_L-12_H-768_A-12.zip",
-        "BERT-Base, Chinese: Simplified and Traditional, 12-layer, "
-        "768-hidden, 12-heads, 110M parameters"),
+  "uncased_L-12_H-768_A-12": _entry(
+    "2018_10_18/uncased_L-12_H-768_A-12.zip",
+    "BERT-Base, Uncased: 12-layer, 768-hidden, 12-heads, 110M parameters",
+  ),
+  "uncased_L-24_H-1024_A-16": _entry(
+    "2018_10_18/uncased_L-24_H-1024_A-16.zip",
+    "BERT-Large, Uncased: 24-layer, 1024-hidden, 16-heads, 340M parameters",
+  ),
+  "cased_L-12_H-768_A-12": _entry(
+    "2018_10_18/cased_L-12_H-768_A-12.zip",
+    "BERT-Base, Cased: 12-layer, 768-hidden, 12-heads, 110M parameters",
+  ),
+  "cased_L-24_H-1024_A-16": _entry(
+    "2018_10_18/cased_L-24_H-1024_A-16.zip",
+    "BERT-Large, Cased: 24-layer, 1024-hidden, 16-heads, 340M parameters",
+  ),
+  "wwm_uncased_L-24_H-1024_A-16": _entry(
+    "2019_05_30/wwm_uncased_L-24_H-1024_A-16.zip",
+    "BERT-Large, Uncased (Whole Word Masking): 24-layer, 1024-hidden, "
+    "16-heads, 340M parameters",
+  ),
+  "wwm_cased_L-24_H-1024_A-16": _entry(
+    "2019_05_30/wwm_cased_L-24_H-1024_A-16.zip",
+    "BERT-Large, Cased (Whole Word Masking): 24-layer, 1024-hidden, "
+    "16-heads, 340M parameters",
+  ),
+  "multi_cased_L-12_H-768_A-12": _entry(
+    "2018_11_23/multi_cased_L-12_H-768_A-12.zip",
+    "BERT-Base, Multilingual Cased: 104 languages, 12-layer, 768-hidden, "
+    "12-heads, 110M parameters",
+  ),
+  "multilingual_L-12_H-768_A-12": _entry(
+    "2018_11_03/multilingual_L-12_H-768_A-12.zip",
+    "BERT-Base, Multilingual Uncased (not recommended): 102 languages, "
+    "12-layer, 768-hidden, 12-heads, 110M parameters",
+  ),
+  "chinese_L-12_H-768_A-12": _entry(
+    "2018_11_03/chinese_L-12_H-768_A-12.zip",
+    "BERT-Base, Chinese: Simplified and Traditional, 12-layer, "
+    "768-hidden, 12-heads, 110M parameters",
+  ),
 }
 
 # The 2020 release: L in 2..12 x H in 128..768, A = H / 64; four have names.
-_SMALL_NAMES = {(2, 128): "BERT-Tiny", (4, 256): "BERT-Mini",
-                (4, 512): "BERT-Small", (8, 512): "BERT-Medium"}
+_SMALL_NAMES = {
+  (2, 128): "BERT-Tiny",
+  (4, 256): "BERT-Mini",
+  (4, 512): "BERT-Small",
+  (8, 512): "BERT-Medium",
+}
 
 
 def _small_models():
@@ -73,7 +86,11 @@ def _small_models():
       name = "uncased_L-%d_H-%d_A-%d" % (layers, hidden, hidden // 64)
       named = _SMALL_NAMES.get((layers, hidden))
       description = "%s%d-layer, %d-hidden, %d-heads (Well-Read Students)" % (
-          named + ": " if named else "", layers, hidden, hidden // 64)
+        named + ": " if named else "",
+        layers,
+        hidden,
+        hidden // 64,
+      )
       key = name
       if name in GOOGLE_MODELS:  # 12/768: BERT-Base re-trained, 2018's name.
         key = name + "_2020"
@@ -85,6 +102,7 @@ def _small_models():
 GOOGLE_MODELS.update(_small_models())
 
 # The README's names for four of the small models, e.g. "bert-tiny".
-ALIASES = {named.lower(): "uncased_L-%d_H-%d_A-%d" % (layers, hidden,
-                                                       hidden // 64)
-           for (layers, hidden), named in _SMALL_NAMES.items()}
+ALIASES = {
+  named.lower(): "uncased_L-%d_H-%d_A-%d" % (layers, hidden, hidden // 64)
+  for (layers, hidden), named in _SMALL_NAMES.items()
+}

@@ -36,12 +36,18 @@ from bert_tf.io_utils import InputError
 
 _CHUNK = 1 << 20
 # Worth resuming: the connection broke, timed out or the server hiccupped.
-_TRANSIENT = (ConnectionError, TimeoutError, http.client.HTTPException,
-              urllib.error.URLError)
+_TRANSIENT = (
+  ConnectionError,
+  TimeoutError,
+  http.client.HTTPException,
+  urllib.error.URLError,
+)
 
 Network = collections.namedtuple(
-    "Network", ["retries", "timeout", "deadline", "backoff", "min_rate"],
-    defaults=[3, 60.0, 7200.0, 1.0, 1024])
+  "Network",
+  ["retries", "timeout", "deadline", "backoff", "min_rate"],
+  defaults=[3, 60.0, 7200.0, 1.0, 1024],
+)
 Network.__doc__ = """How hard a download tries.
 
 retries: broken transfers resumed before giving up; backoff: seconds before
@@ -114,8 +120,9 @@ class _RedirectHeaders(urllib.request.HTTPRedirectHandler):
 
 
 def _content_range_start_and_total(response):
-  match = re.fullmatch(r"bytes (\d+)-\d+/(\d+)",
-                       response.headers.get("Content-Range", ""))
+  match = re.fullmatch(
+    r"bytes (\d+)-\d+/(\d+)", response.headers.get("Content-Range", "")
+  )
   return (int(match.group(1)), int(match.group(2))) if match else (None, None)
 
 
@@ -129,8 +136,9 @@ def _open(url, part, timeout):
   hops = []
   opener = urllib.request.build_opener(_RedirectHeaders(hops))
   try:
-    response = opener.open(urllib.request.Request(url, headers=headers),
-                           timeout=timeout)
+    response = opener.open(
+      urllib.request.Request(url, headers=headers), timeout=timeout
+    )
   except urllib.error.HTTPError as e:
     if e.code == 416 and offset:  # `part` is as long as the file.
       os.remove(part)
@@ -140,8 +148,10 @@ def _open(url, part, timeout):
   kind = response.headers.get("Content-Type", "")
   if kind.split(";")[0].strip().lower() in ("text/html", "application/xhtml"):
     response.close()
-    raise InputError("%s: the server sent an HTML page (Content-Type %s), "
-                     "not the file; nothing kept" % (url, kind))
+    raise InputError(
+      "%s: the server sent an HTML page (Content-Type %s), "
+      "not the file; nothing kept" % (url, kind)
+    )
   length = response.headers.get("Content-Length")
   partial = offset and getattr(response, "status", None) == 206
   if partial:
@@ -149,15 +159,18 @@ def _open(url, part, timeout):
     if start != offset:
       response.close()
       os.remove(part)
-      raise _ShortRead("server resumed at byte %s, not %d; starting over" %
-                       (start, offset))
+      raise _ShortRead(
+        "server resumed at byte %s, not %d; starting over" % (start, offset)
+      )
   else:  # The whole file (the server may have ignored Range).
     offset, total = 0, int(length) if length else None
   if total is None:
     response.close()
-    raise InputError("%s: the server sent no Content-Length, so a cut "
-                     "download could not be told from a whole one; nothing "
-                     "kept (use another --base_url/--hf_endpoint)" % url)
+    raise InputError(
+      "%s: the server sent no Content-Length, so a cut "
+      "download could not be told from a whole one; nothing "
+      "kept (use another --base_url/--hf_endpoint)" % url
+    )
   return response, offset, total, _published_sha256(hops)
 
 
@@ -166,9 +179,19 @@ def _download_once(url, part, network, deadline_at):
   sha256). Raises a _TRANSIENT error if the file is not complete."""
   response, offset, total, sha256 = _open(url, part, network.timeout)
   window = (time.monotonic(), offset)  # low-speed check: (since, bytes then)
-  with response, open(part, "ab" if offset else "wb") as f, tqdm.tqdm(
-      total=total, initial=offset, unit="B", unit_scale=True,
-      unit_divisor=1024, desc=os.path.basename(url), disable=None) as bar:
+  with (
+    response,
+    open(part, "ab" if offset else "wb") as f,
+    tqdm.tqdm(
+      total=total,
+      initial=offset,
+      unit="B",
+      unit_scale=True,
+      unit_divisor=1024,
+      desc=os.path.basename(url),
+      disable=None,
+    ) as bar,
+  ):
     size = offset
     for chunk in iter(lambda: response.read1(_CHUNK), b""):
       f.write(chunk)
@@ -179,8 +202,9 @@ def _download_once(url, part, network, deadline_at):
         raise _PastDeadline()
       if now - window[0] >= network.timeout:
         if size - window[1] < network.min_rate * network.timeout:
-          raise TimeoutError("under %d bytes/s for %g s" %
-                             (network.min_rate, network.timeout))
+          raise TimeoutError(
+            "under %d bytes/s for %g s" % (network.min_rate, network.timeout)
+          )
         window = (now, size)
   if size != total:
     if size > total:
@@ -203,11 +227,15 @@ def _why(url, e):
   host = urllib.parse.urlsplit(url).netloc
   if isinstance(reason, socket.gaierror):
     return "no network (cannot resolve %s: %s)" % (host, reason.strerror)
-  if isinstance(reason, (ConnectionRefusedError, OSError)) and not (
-      isinstance(reason, (TimeoutError, str))) and isinstance(
-          e, urllib.error.URLError):
+  if (
+    isinstance(reason, (ConnectionRefusedError, OSError))
+    and not (isinstance(reason, (TimeoutError, str)))
+    and isinstance(e, urllib.error.URLError)
+  ):
     return "no network (cannot connect to %s: %s)" % (
-        host, getattr(reason, "strerror", None) or reason)
+      host,
+      getattr(reason, "strerror", None) or reason,
+    )
   return str(e) or type(e).__name__
 
 
@@ -242,36 +270,52 @@ def download(url, path, sha256=None, network=None):
           raise
         raise InputError("%s: %s" % (url, e)) from e
       except _PastDeadline as e:
-        raise InputError("%s: not complete after the %g s deadline (%d bytes "
-                         "kept in %s; run again to resume)" %
-                         (url, network.deadline, _kept(part), part)) from e
+        raise InputError(
+          "%s: not complete after the %g s deadline (%d bytes "
+          "kept in %s; run again to resume)"
+          % (url, network.deadline, _kept(part), part)
+        ) from e
       except _TRANSIENT as e:
         if isinstance(e, urllib.error.HTTPError) and e.code < 500:
           raise InputError("%s: HTTP %d %s" % (url, e.code, e.reason)) from e
         if attempt >= network.retries or (
-            time.monotonic() + pause > deadline_at):
-          raise InputError("%s: download failed: %s; tried %d times in %.0f "
-                           "s; %d bytes kept in %s, run again to resume" %
-                           (url, _why(url, e), attempt + 1,
-                            time.monotonic() - started, _kept(part),
-                            part)) from e
+          time.monotonic() + pause > deadline_at
+        ):
+          raise InputError(
+            "%s: download failed: %s; tried %d times in %.0f "
+            "s; %d bytes kept in %s, run again to resume"
+            % (
+              url,
+              _why(url, e),
+              attempt + 1,
+              time.monotonic() - started,
+              _kept(part),
+              part,
+            )
+          ) from e
         logging.warning("%s: %s; retrying in %g s", url, _why(url, e), pause)
         time.sleep(pause)
         pause = min(pause * 2, 60)
   except KeyboardInterrupt:
-    raise InputError("%s: interrupted; %d bytes kept in %s (the next run "
-                     "resumes)" % (url, _kept(part), part)) from None
+    raise InputError(
+      "%s: interrupted; %d bytes kept in %s (the next run "
+      "resumes)" % (url, _kept(part), part)
+    ) from None
   expected = (sha256 or published or "").lower()
   problem = content_problem(part, os.path.basename(path))
   if not problem and expected:
     actual = sha256_of(part)
     if actual != expected:
       problem = "sha256 %s, expected %s (%s)" % (
-          actual, expected, "registry" if sha256 else "published by the "
-          "server")
+        actual,
+        expected,
+        "registry" if sha256 else "published by the server",
+      )
   if problem:
     os.remove(part)
-    raise InputError("%s: %s; removed %s (%d bytes), run again to download "
-                     "it again" % (url, problem, part, total))
+    raise InputError(
+      "%s: %s; removed %s (%d bytes), run again to download "
+      "it again" % (url, problem, part, total)
+    )
   os.replace(part, path)
   return path

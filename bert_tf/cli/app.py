@@ -34,8 +34,9 @@ from bert_tf.io_utils import run_cli
 
 # The folder holding bert_tf/, data_prep/ and the root scripts (the
 # repository, or site-packages when installed).
-_PROJECT_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.realpath(__file__))))
+_PROJECT_ROOT = os.path.dirname(
+  os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+)
 
 
 def _module_file(module_name):
@@ -77,23 +78,33 @@ def is_project_flag(flag_values, name):
     return True
   path = _module_file(module)
   return path is not None and (
-      os.path.dirname(path) == _PROJECT_ROOT or
-      path.startswith(tuple(os.path.join(_PROJECT_ROOT, package) + os.sep
-                            for package in ("bert_tf", "data_prep"))))
+    os.path.dirname(path) == _PROJECT_ROOT
+    or path.startswith(
+      tuple(
+        os.path.join(_PROJECT_ROOT, package) + os.sep
+        for package in ("bert_tf", "data_prep")
+      )
+    )
+  )
 
 
 def project_flags(flag_values):
   """Names of the flags the project defines in this program (aliases
   excluded)."""
-  return sorted(name for name in flag_values
-                if name == flag_values[name].name and
-                is_project_flag(flag_values, name))
+  return sorted(
+    name
+    for name in flag_values
+    if name == flag_values[name].name and is_project_flag(flag_values, name)
+  )
 
 
 def numeric_flags(flag_values):
   """Names of the project's integer/float flags in this program."""
-  return [name for name in project_flags(flag_values)
-          if flag_values[name].flag_type() in ("int", "float")]
+  return [
+    name
+    for name in project_flags(flag_values)
+    if flag_values[name].flag_type() in ("int", "float")
+  ]
 
 
 def check_flag_ranges(flag_values):
@@ -131,8 +142,15 @@ def guarded(main):
   return run_cli(checked)
 
 
-_HELP_FLAGS = ("--help", "-help", "-h", "-?", "--helpshort", "--helpfull",
-               "--helpxml")
+_HELP_FLAGS = (
+  "--help",
+  "-help",
+  "-h",
+  "-?",
+  "--helpshort",
+  "--helpfull",
+  "--helpxml",
+)
 
 
 def parse_flags(argv, known_only=False):

@@ -41,25 +41,42 @@ tfhub_import = app.lazy_import("bert_tf.checkpoints.tfhub_import")
 
 FLAGS = flags.FLAGS
 
+
 def define_flags():
   """Defines this command's flags (the original names and defaults)."""
-  flags.DEFINE_string("input", None, "TF1 checkpoint prefix (e.g. "
-                      ".../bert_model.ckpt) or an HF model folder.")
-  flags.DEFINE_enum("input_format", "tf1", ["tf1", "hf", "tfhub"],
-                    "Format of --input (tfhub: a TF Hub BERT encoder "
-                    "SavedModel folder).")
-  flags.DEFINE_enum("output_format", "tf1", ["tf1", "hf"],
-                    "Format written to --output_dir.")
+  flags.DEFINE_string(
+    "input",
+    None,
+    "TF1 checkpoint prefix (e.g. .../bert_model.ckpt) or an HF model folder.",
+  )
+  flags.DEFINE_enum(
+    "input_format",
+    "tf1",
+    ["tf1", "hf", "tfhub"],
+    "Format of --input (tfhub: a TF Hub BERT encoder SavedModel folder).",
+  )
+  flags.DEFINE_enum(
+    "output_format", "tf1", ["tf1", "hf"], "Format written to --output_dir."
+  )
   flags.DEFINE_string("output_dir", None, "Folder for the converted model.")
-  flags.DEFINE_string("bert_config_file", None,
-                      "tf1 only: config of the checkpoint (default: "
-                      "bert_config.json next to --input).")
+  flags.DEFINE_string(
+    "bert_config_file",
+    None,
+    "tf1 only: config of the checkpoint (default: "
+    "bert_config.json next to --input).",
+  )
 
 
 _CKPT_NAME = "bert_model.ckpt"
 # What a conversion (either format) writes into --output_dir.
-_CONVERTED_FILES = (_CKPT_NAME + ".*", "checkpoint", "bert_config.json",
-                    "vocab.txt", "model.safetensors", "config.json")
+_CONVERTED_FILES = (
+  _CKPT_NAME + ".*",
+  "checkpoint",
+  "bert_config.json",
+  "vocab.txt",
+  "model.safetensors",
+  "config.json",
+)
 
 
 def _load(input_path, input_format, bert_config_file):
@@ -68,8 +85,10 @@ def _load(input_path, input_format, bert_config_file):
     return _load_tfhub(input_path, bert_config_file)
   if input_format == "hf":
     if bert_config_file:
-      raise InputError("--bert_config_file is for --input_format=tf1; an HF "
-                       "folder carries its own config.json")
+      raise InputError(
+        "--bert_config_file is for --input_format=tf1; an HF "
+        "folder carries its own config.json"
+      )
     if not os.path.isdir(input_path):
       raise InputError("--input=%s: not an HF model folder" % input_path)
     config, encoder, heads, _ = pretrained.load_hf_model(input_path)
@@ -82,23 +101,33 @@ def _load(input_path, input_format, bert_config_file):
     config = BertConfig.from_json_file(config_file)
     encoder, heads, _ = pretrained.load_tf1_model(config, prefix)
   vocab = os.path.join(folder, "vocab.txt")
-  return (config, checkpoint_io.tf1_name_map(encoder, **heads),
-          vocab if os.path.isfile(vocab) else None)
+  return (
+    config,
+    checkpoint_io.tf1_name_map(encoder, **heads),
+    vocab if os.path.isfile(vocab) else None,
+  )
 
 
 def _load_tfhub(input_path, bert_config_file):
   """A TF Hub encoder's arrays under their original names (no model)."""
   if bert_config_file:
-    raise InputError("--bert_config_file is for --input_format=tf1; a TF Hub "
-                     "encoder's config comes from its variables")
+    raise InputError(
+      "--bert_config_file is for --input_format=tf1; a TF Hub "
+      "encoder's config comes from its variables"
+    )
   if not os.path.isdir(input_path):
     raise InputError("--input=%s: not a SavedModel folder" % input_path)
   config, arrays, vocab, _ = tfhub_import.read_tfhub_encoder(input_path)
   return config, {n: tf.constant(a) for n, a in arrays.items()}, vocab
 
 
-def convert(input_path, input_format, output_dir, bert_config_file=None,
-            output_format="tf1"):
+def convert(
+  input_path,
+  input_format,
+  output_dir,
+  bert_config_file=None,
+  output_format="tf1",
+):
   """Writes the converted model into `output_dir`; returns the TF1 prefix
   (tf1) or `output_dir` (hf)."""
   config, name_map, vocab = _load(input_path, input_format, bert_config_file)
@@ -107,18 +136,21 @@ def convert(input_path, input_format, output_dir, bert_config_file=None,
   try:
     if output_format == "hf":
       hf_export.write_hf_model(
-          tmp_dir, config, {n: v.numpy() for n, v in name_map.items()}, vocab)
+        tmp_dir, config, {n: v.numpy() for n, v in name_map.items()}, vocab
+      )
     else:
-      checkpoint_io.save_tf1_checkpoint(os.path.join(tmp_dir, _CKPT_NAME),
-                                        name_map)
+      checkpoint_io.save_tf1_checkpoint(
+        os.path.join(tmp_dir, _CKPT_NAME), name_map
+      )
       with open(os.path.join(tmp_dir, "bert_config.json"), "w") as f:
         f.write(config.to_json_string())
       if vocab:
         shutil.copyfile(vocab, os.path.join(tmp_dir, "vocab.txt"))
     # An earlier conversion's files go (its vocab.txt would pass for this
     # model's); the state file goes last: it is what readers look for.
-    publish_dir(tmp_dir, output_dir, owned=_CONVERTED_FILES,
-                last=("checkpoint",))
+    publish_dir(
+      tmp_dir, output_dir, owned=_CONVERTED_FILES, last=("checkpoint",)
+    )
   finally:
     shutil.rmtree(tmp_dir, ignore_errors=True)
   logging.info("wrote %d variables to %s", len(name_map), output_dir)
@@ -133,8 +165,13 @@ def main(argv):
     raise InputError("--input is required")
   if not FLAGS.output_dir:
     raise InputError("--output_dir is required")
-  convert(FLAGS.input, FLAGS.input_format, FLAGS.output_dir,
-          FLAGS.bert_config_file, FLAGS.output_format)
+  convert(
+    FLAGS.input,
+    FLAGS.input_format,
+    FLAGS.output_dir,
+    FLAGS.bert_config_file,
+    FLAGS.output_format,
+  )
 
 
 def run():

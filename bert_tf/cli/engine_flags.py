@@ -25,72 +25,112 @@ def define_engine_flags():
   # Original flags (identical in the three training scripts).
   flags.DEFINE_bool("use_tpu", False, "Whether to use TPU or GPU/CPU.")
   flags.DEFINE_string(
-      "tpu_name", None,
-      "The Cloud TPU to use for training. This should be either the name "
-      "used when creating the Cloud TPU, or a grpc://ip.address.of.tpu:8470 "
-      "url.")
+    "tpu_name",
+    None,
+    "The Cloud TPU to use for training. This should be either the name "
+    "used when creating the Cloud TPU, or a grpc://ip.address.of.tpu:8470 "
+    "url.",
+  )
   flags.DEFINE_string(
-      "tpu_zone", None,
-      "[Optional] GCE zone where the Cloud TPU is located in. If not "
-      "specified, we will attempt to automatically detect the GCE project from "
-      "metadata.")
+    "tpu_zone",
+    None,
+    "[Optional] GCE zone where the Cloud TPU is located in. If not "
+    "specified, we will attempt to automatically detect the GCE project from "
+    "metadata.",
+  )
   flags.DEFINE_string(
-      "gcp_project", None,
-      "[Optional] Project name for the Cloud TPU-enabled project. If not "
-      "specified, we will attempt to automatically detect the GCE project from "
-      "metadata.")
+    "gcp_project",
+    None,
+    "[Optional] Project name for the Cloud TPU-enabled project. If not "
+    "specified, we will attempt to automatically detect the GCE project from "
+    "metadata.",
+  )
   flags.DEFINE_string("master", None, "[Optional] TensorFlow master URL.")
   flags.DEFINE_integer(
-      "num_tpu_cores", 8,
-      "Only used if `use_tpu` is True. Total number of TPU cores to use.")
-  flags.DEFINE_integer("save_checkpoints_steps", 1000,
-                       "How often to save the model checkpoint.")
-  flags.DEFINE_integer("iterations_per_loop", 1000,
-                       "How many steps to make in each estimator call.")
+    "num_tpu_cores",
+    8,
+    "Only used if `use_tpu` is True. Total number of TPU cores to use.",
+  )
+  flags.DEFINE_integer(
+    "save_checkpoints_steps", 1000, "How often to save the model checkpoint."
+  )
+  flags.DEFINE_integer(
+    "iterations_per_loop",
+    1000,
+    "How many steps to make in each estimator call.",
+  )
 
   # New flags.
   flags.DEFINE_integer(
-      "num_gpus", None,
-      "GPUs to train on with MirroredStrategy; default: all visible GPUs. "
-      "Ignored with --use_tpu or a multi-worker TF_CONFIG.")
+    "num_gpus",
+    None,
+    "GPUs to train on with MirroredStrategy; default: all visible GPUs. "
+    "Ignored with --use_tpu or a multi-worker TF_CONFIG.",
+  )
   define_dtype_flag()
-  flags.DEFINE_bool("use_xla", False,
-                    "Compile the forward/backward pass with XLA (jit_compile).")
+  flags.DEFINE_bool(
+    "use_xla",
+    False,
+    "Compile the forward/backward pass with XLA (jit_compile).",
+  )
   flags.DEFINE_integer(
-      "gradient_accumulation_steps", 1,
-      "Split each per-replica batch into this many micro-batches and apply one "
-      "update with their averaged gradients (batch sizes stay per update).")
+    "gradient_accumulation_steps",
+    1,
+    "Split each per-replica batch into this many micro-batches and apply one "
+    "update with their averaged gradients (batch sizes stay per update).",
+  )
   flags.DEFINE_integer("seed", None, "Random seed (Python, NumPy, TF, Keras).")
   flags.DEFINE_bool(
-      "deterministic", False,
-      "Reproducible runs: fixed seed (0 unless --seed) and deterministic TF "
-      "ops. Slower.")
-  flags.DEFINE_enum("optimizer", "adamw", list(OPTIMIZER_TYPES),
-                    "adamw: the original AdamWeightDecay; lamb: Keras LAMB "
-                    "for large-batch pre-training.")
-  flags.DEFINE_integer("keep_checkpoint_max", 5,
-                       "How many recent checkpoints to keep in output_dir "
-                       "(0: all).")
-  flags.DEFINE_bool("progress", True,
-                    "Show a live progress line (steps, loss, examples/s, ETA) "
-                    "when writing to a terminal.")
+    "deterministic",
+    False,
+    "Reproducible runs: fixed seed (0 unless --seed) and deterministic TF "
+    "ops. Slower.",
+  )
+  flags.DEFINE_enum(
+    "optimizer",
+    "adamw",
+    list(OPTIMIZER_TYPES),
+    "adamw: the original AdamWeightDecay; lamb: Keras LAMB "
+    "for large-batch pre-training.",
+  )
+  flags.DEFINE_integer(
+    "keep_checkpoint_max",
+    5,
+    "How many recent checkpoints to keep in output_dir (0: all).",
+  )
+  flags.DEFINE_bool(
+    "progress",
+    True,
+    "Show a live progress line (steps, loss, examples/s, ETA) "
+    "when writing to a terminal.",
+  )
 
 
 def define_dtype_flag():
   """`--dtype`: the Keras mixed-precision policy of the model (also for
   extract_features.py). Variables, checkpoints, softmax/log-softmax, the
   LayerNorm statistics and the optimizer stay float32 under every policy."""
-  flags.DEFINE_enum("dtype", "float32", list(DTYPES),
-                    "Compute precision (Keras mixed-precision policy): "
-                    "mixed_bfloat16 runs the matmuls in bfloat16 (about 2x "
-                    "on CPUs with AVX-512 BF16/AMX, TPUs, recent GPUs); "
-                    "mixed_float16 adds dynamic loss scaling.")
+  flags.DEFINE_enum(
+    "dtype",
+    "float32",
+    list(DTYPES),
+    "Compute precision (Keras mixed-precision policy): "
+    "mixed_bfloat16 runs the matmuls in bfloat16 (about 2x "
+    "on CPUs with AVX-512 BF16/AMX, TPUs, recent GPUs); "
+    "mixed_float16 adds dynamic loss scaling.",
+  )
 
 
 def strategy_kwargs(flag_values):
   """Arguments for `distribution.get_strategy`."""
-  names = ("use_tpu", "tpu_name", "tpu_zone", "gcp_project", "master",
-           "num_gpus")
+  names = (
+    "use_tpu",
+    "tpu_name",
+    "tpu_zone",
+    "gcp_project",
+    "master",
+    "num_gpus",
+  )
   return {n: flag_values[n].value for n in names}
 
 
@@ -101,7 +141,12 @@ def runtime_kwargs(flag_values):
 
 def trainer_kwargs(flag_values):
   """Keyword arguments of `Trainer` that come straight from flags."""
-  names = ("iterations_per_loop", "save_checkpoints_steps",
-           "keep_checkpoint_max", "gradient_accumulation_steps", "progress",
-           "use_xla")
+  names = (
+    "iterations_per_loop",
+    "save_checkpoints_steps",
+    "keep_checkpoint_max",
+    "gradient_accumulation_steps",
+    "progress",
+    "use_xla",
+  )
   return {n: flag_values[n].value for n in names}

@@ -21,37 +21,54 @@ from bert_tf.training.choices import BEST_MODES
 def define_eval_flags(epochs=True, predict_checkpoint=True):
   """Defines the flags (once per program)."""
   flags.DEFINE_integer(
-      "eval_every_steps", None,
-      "During training, run the full dev evaluation every N steps and at the "
-      "last step: metrics go to output_dir/eval_history.jsonl and to "
-      "TensorBoard (output_dir/eval/).")
+    "eval_every_steps",
+    None,
+    "During training, run the full dev evaluation every N steps and at the "
+    "last step: metrics go to output_dir/eval_history.jsonl and to "
+    "TensorBoard (output_dir/eval/).",
+  )
   if epochs:
     flags.DEFINE_float(
-        "eval_every_epochs", None,
-        "Like --eval_every_steps, every this many epochs (e.g. 0.5).")
+      "eval_every_epochs",
+      None,
+      "Like --eval_every_steps, every this many epochs (e.g. 0.5).",
+    )
   flags.DEFINE_string(
-      "best_metric", None,
-      "With periodic evaluation: keep the checkpoint with the best value of "
-      "this metric (its eval_results name, e.g. eval_accuracy, f1) in "
-      "output_dir/best/ as bert_model.ckpt + bert_config.json.")
-  flags.DEFINE_enum("best_mode", "max", list(BEST_MODES),
-                    "Whether a higher (max) or lower (min) --best_metric is "
-                    "better.")
+    "best_metric",
+    None,
+    "With periodic evaluation: keep the checkpoint with the best value of "
+    "this metric (its eval_results name, e.g. eval_accuracy, f1) in "
+    "output_dir/best/ as bert_model.ckpt + bert_config.json.",
+  )
+  flags.DEFINE_enum(
+    "best_mode",
+    "max",
+    list(BEST_MODES),
+    "Whether a higher (max) or lower (min) --best_metric is better.",
+  )
   flags.DEFINE_integer(
-      "early_stopping_patience", None,
-      "End training after this many evaluations without a better "
-      "--best_metric. The run then counts as finished.")
+    "early_stopping_patience",
+    None,
+    "End training after this many evaluations without a better "
+    "--best_metric. The run then counts as finished.",
+  )
   if predict_checkpoint:
     flags.DEFINE_enum(
-        "predict_checkpoint", "latest", ["latest", "best"],
-        "Weights for --do_eval / --do_predict: the latest checkpoint of "
-        "output_dir (as the original) or output_dir/best/.")
+      "predict_checkpoint",
+      "latest",
+      ["latest", "best"],
+      "Weights for --do_eval / --do_predict: the latest checkpoint of "
+      "output_dir (as the original) or output_dir/best/.",
+    )
 
 
 def eval_every(flag_values):
   """(--eval_every_steps, --eval_every_epochs or None if not defined)."""
-  epochs = (flag_values["eval_every_epochs"].value
-            if "eval_every_epochs" in flag_values else None)
+  epochs = (
+    flag_values["eval_every_epochs"].value
+    if "eval_every_epochs" in flag_values
+    else None
+  )
   return flag_values.eval_every_steps, epochs
 
 
@@ -60,19 +77,24 @@ def check_eval_flags(flag_values, training):
   steps, epochs = eval_every(flag_values)
   # Their ranges are checked with every flag's (`flag_ranges`).
   if steps is not None and epochs is not None:
-    raise InputError("give only one of --eval_every_steps and "
-                     "--eval_every_epochs")
+    raise InputError(
+      "give only one of --eval_every_steps and --eval_every_epochs"
+    )
   periodic = steps is not None or epochs is not None
   if periodic and not training:
-    raise InputError("--eval_every_%s needs --do_train" %
-                     ("steps" if steps is not None else "epochs"))
+    raise InputError(
+      "--eval_every_%s needs --do_train"
+      % ("steps" if steps is not None else "epochs")
+    )
   if flag_values.best_metric and not periodic:
-    raise InputError("--best_metric needs --eval_every_steps or "
-                     "--eval_every_epochs")
+    raise InputError(
+      "--best_metric needs --eval_every_steps or --eval_every_epochs"
+    )
   patience = flag_values.early_stopping_patience
   if patience is not None:
     if patience < 1:
-      raise InputError("--early_stopping_patience must be >= 1, got %d" %
-                       patience)
+      raise InputError(
+        "--early_stopping_patience must be >= 1, got %d" % patience
+      )
     if not flag_values.best_metric:
       raise InputError("--early_stopping_patience needs --best_metric")

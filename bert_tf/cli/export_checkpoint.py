@@ -25,15 +25,19 @@ FLAGS = flags.FLAGS
 engine_checkpoint = app.lazy_import("bert_tf.checkpoints.engine_checkpoint")
 pretraining = app.lazy_import("bert_tf.tasks.pretraining")
 
+
 def define_flags():
   """Defines this command's flags (the original names and defaults)."""
-  flags.DEFINE_string("model_dir", None,
-                      "run_pretraining.py --output_dir (its latest checkpoint "
-                      "is exported) or a `ckpt-N` prefix.")
+  flags.DEFINE_string(
+    "model_dir",
+    None,
+    "run_pretraining.py --output_dir (its latest checkpoint "
+    "is exported) or a `ckpt-N` prefix.",
+  )
   flags.DEFINE_string("bert_config_file", None, "The config of that run.")
-  flags.DEFINE_string("output_dir", None,
-                      "Folder for bert_model.ckpt and bert_config.json.")
-
+  flags.DEFINE_string(
+    "output_dir", None, "Folder for bert_model.ckpt and bert_config.json."
+  )
 
 
 def main(argv):
@@ -44,7 +48,8 @@ def main(argv):
   require_file(FLAGS.bert_config_file, "bert_config_file")
   config = BertConfig.from_json_file(FLAGS.bert_config_file)
   engine_checkpoint.export_tf1_checkpoint(
-      pretraining.PretrainingModel(config), FLAGS.model_dir, FLAGS.output_dir)
+    pretraining.PretrainingModel(config), FLAGS.model_dir, FLAGS.output_dir
+  )
   with atomic_output(os.path.join(FLAGS.output_dir, "bert_config.json")) as f:
     f.write(config.to_json_string())
 

@@ -39,9 +39,10 @@ def _set(flag_values, name, value, folder, same=lambda a, b: a == b):
     flag.value = value
   elif not same(flag.value, value):
     raise InputError(
-        "--%s=%s contradicts the run in --checkpoint=%s (%s: %s); leave it "
-        "out, or export another checkpoint" % (
-            name, flag.value, folder, run_config.FILE, value))
+      "--%s=%s contradicts the run in --checkpoint=%s (%s: %s); leave it "
+      "out, or export another checkpoint"
+      % (name, flag.value, folder, run_config.FILE, value)
+    )
 
 
 def _head_values(settings, flag_values):
@@ -49,8 +50,11 @@ def _head_values(settings, flag_values):
   head = settings.head
   values = dict(settings.sequence)
   if settings.task == "classifier":
-    given = [n for n in ("task_name", "labels", "labels_file", "regression")
-             if flag_values[n].present]
+    given = [
+      n
+      for n in ("task_name", "labels", "labels_file", "regression")
+      if flag_values[n].present
+    ]
     if not given:  # one label source, as the exporter wants
       if head.get("regression"):
         values["regression"] = True
@@ -59,9 +63,11 @@ def _head_values(settings, flag_values):
     elif "labels" in given:
       values["labels"] = head.get("labels")
   elif settings.task == "ner":
-    values.update(labels=head.get("labels"),
-                  feature_mode=head.get("feature_mode"),
-                  lstm_units=head.get("lstm_units"))
+    values.update(
+      labels=head.get("labels"),
+      feature_mode=head.get("feature_mode"),
+      lstm_units=head.get("lstm_units"),
+    )
     if flag_values["labels_file"].present:
       values.pop("labels")
   elif settings.task == "pretraining":
@@ -81,8 +87,11 @@ def apply_run_settings(flag_values):
   """
   checkpoint = flag_values.checkpoint
   # A run folder, or a ckpt-N prefix inside one.
-  folder = checkpoint if os.path.isdir(checkpoint) else os.path.dirname(
-      checkpoint) or "."
+  folder = (
+    checkpoint
+    if os.path.isdir(checkpoint)
+    else os.path.dirname(checkpoint) or "."
+  )
   settings = run_config.read(folder)
   if not settings:
     return None, checkpoint
@@ -90,8 +99,10 @@ def apply_run_settings(flag_values):
   if task is None:
     flag_values.task = task = settings.task
   elif task != settings.task and task not in _ENCODER_ONLY:
-    raise InputError("--task=%s contradicts the run in --checkpoint=%s "
-                     "(a %s run)" % (task, folder, settings.task))
+    raise InputError(
+      "--task=%s contradicts the run in --checkpoint=%s "
+      "(a %s run)" % (task, folder, settings.task)
+    )
   tokenizer = settings.tokenizer
   for name in ("vocab_file", "spm_model_file"):
     if tokenizer.get(name):
@@ -100,11 +111,21 @@ def apply_run_settings(flag_values):
   _set(flag_values, "max_seq_length", settings.max_seq_length, folder)
   if task == settings.task:
     for name, value in _head_values(settings, flag_values).items():
-      _set(flag_values, name, value, folder,
-           lambda a, b: (list(a) if isinstance(a, (list, tuple)) else a) ==
-           (list(b) if isinstance(b, (list, tuple)) else b))
+      _set(
+        flag_values,
+        name,
+        value,
+        folder,
+        lambda a, b: (
+          (list(a) if isinstance(a, (list, tuple)) else a)
+          == (list(b) if isinstance(b, (list, tuple)) else b)
+        ),
+      )
   best = os.path.join(folder, run_files.BEST_DIR, run_files.BEST_CHECKPOINT)
-  if (checkpoint == folder and os.path.exists(best + ".index") and
-      not flag_values.use_latest):
+  if (
+    checkpoint == folder
+    and os.path.exists(best + ".index")
+    and not flag_values.use_latest
+  ):
     return settings, best
   return settings, checkpoint

@@ -47,9 +47,13 @@ distribution = app.lazy_import("bert_tf.training.distribution")
 # --dtype -> the Keras policy the export's layers are built under.
 _POLICIES = {"float32": "float32", "bfloat16": "mixed_bfloat16"}
 
-_DEFINE = {"bool": flags.DEFINE_bool, "integer": flags.DEFINE_integer,
-           "float": flags.DEFINE_float, "list": flags.DEFINE_list,
-           "string": flags.DEFINE_string}
+_DEFINE = {
+  "bool": flags.DEFINE_bool,
+  "integer": flags.DEFINE_integer,
+  "float": flags.DEFINE_float,
+  "list": flags.DEFINE_list,
+  "string": flags.DEFINE_string,
+}
 
 
 def define_flags():
@@ -57,25 +61,41 @@ def define_flags():
   exporters = registered_exporters()
   flags.DEFINE_enum("task", None, sorted(exporters), "What to export.")
   flags.DEFINE_string(
-      "checkpoint", None, "A run's --output_dir (latest checkpoint), a "
-      "ckpt-N prefix, or an original bert_model.ckpt prefix.")
+    "checkpoint",
+    None,
+    "A run's --output_dir (latest checkpoint), a "
+    "ckpt-N prefix, or an original bert_model.ckpt prefix.",
+  )
   flags.DEFINE_bool(
-      "use_latest", False, "With --checkpoint=<run folder> that has best/ "
-      "(--best_metric): export the latest checkpoint instead of best/.")
-  flags.DEFINE_string("export_dir", None,
-                      "New folder for the SavedModel (must not exist).")
+    "use_latest",
+    False,
+    "With --checkpoint=<run folder> that has best/ "
+    "(--best_metric): export the latest checkpoint instead of best/.",
+  )
   flags.DEFINE_string(
-      "bert_config_file", None, "The config json file of the model "
-      "(default: bert_config.json next to --checkpoint).")
+    "export_dir", None, "New folder for the SavedModel (must not exist)."
+  )
+  flags.DEFINE_string(
+    "bert_config_file",
+    None,
+    "The config json file of the model "
+    "(default: bert_config.json next to --checkpoint).",
+  )
   bert_flags.define_tokenizer_flags()
   flags.DEFINE_enum(
-      "dtype", "float32", sorted(_POLICIES),
-      "bfloat16: the SavedModel computes in bfloat16 (mixed precision: "
-      "softmax and LayerNorm statistics in float32) and still answers in "
-      "float32; weights are read from the float32 checkpoint.")
+    "dtype",
+    "float32",
+    sorted(_POLICIES),
+    "bfloat16: the SavedModel computes in bfloat16 (mixed precision: "
+    "softmax and LayerNorm statistics in float32) and still answers in "
+    "float32; weights are read from the float32 checkpoint.",
+  )
   flags.DEFINE_integer(
-      "max_seq_length", None, "The maximum total input sequence length "
-      "after WordPiece tokenization (default: 384 for squad, else 128).")
+    "max_seq_length",
+    None,
+    "The maximum total input sequence length "
+    "after WordPiece tokenization (default: 384 for squad, else 128).",
+  )
   defined = set()
   for name in sorted(exporters):
     for option in exporters[name].OPTIONS:
@@ -90,12 +110,14 @@ def _beside_checkpoint(path, flag_name, file_name):
     require_file(path, flag_name)
     return path
   checkpoint = FLAGS.checkpoint
-  folder = checkpoint if os.path.isdir(checkpoint) else os.path.dirname(
-      checkpoint)
+  folder = (
+    checkpoint if os.path.isdir(checkpoint) else os.path.dirname(checkpoint)
+  )
   candidate = os.path.join(folder, file_name)
   if not os.path.isfile(candidate):
-    raise InputError("--%s is required (no %s next to --checkpoint)" %
-                     (flag_name, file_name))
+    raise InputError(
+      "--%s is required (no %s next to --checkpoint)" % (flag_name, file_name)
+    )
   return candidate
 
 
@@ -103,16 +125,20 @@ def _export_without_checkpoint(exporter_cls):
   """A TF Hub preprocessor: a vocab and a length, no weights."""
   for name in ("checkpoint", "bert_config_file"):
     if FLAGS[name].present:
-      raise InputError("--%s is not an option of --task=%s" %
-                       (name, FLAGS.task))
+      raise InputError(
+        "--%s is not an option of --task=%s" % (name, FLAGS.task)
+      )
   if not FLAGS.vocab_file:
     raise InputError("--vocab_file is required")
   require_file(FLAGS.vocab_file, "vocab_file")
   if os.path.exists(FLAGS.export_dir):
     raise InputError("--export_dir=%s already exists" % FLAGS.export_dir)
   exporter = exporter_cls(
-      None, FLAGS.vocab_file, FLAGS.do_lower_case,
-      FLAGS.max_seq_length or exporter_cls.DEFAULT_MAX_SEQ_LENGTH)
+    None,
+    FLAGS.vocab_file,
+    FLAGS.do_lower_case,
+    FLAGS.max_seq_length or exporter_cls.DEFAULT_MAX_SEQ_LENGTH,
+  )
   exporter.save(FLAGS.export_dir)
   print("wrote %s SavedModel to %s" % (FLAGS.task, FLAGS.export_dir))
 
@@ -122,8 +148,11 @@ def main(argv):
   if not FLAGS.export_dir:
     raise InputError("--export_dir is required")
   # A run folder brings its own task, tokenizer, labels and best/.
-  settings, checkpoint = export_from_run.apply_run_settings(FLAGS) if (
-      FLAGS.checkpoint) else (None, None)
+  settings, checkpoint = (
+    export_from_run.apply_run_settings(FLAGS)
+    if (FLAGS.checkpoint)
+    else (None, None)
+  )
   if not FLAGS.task:
     raise InputError("--task is required")
   exporter_cls = get_exporter(FLAGS.task)
@@ -131,8 +160,9 @@ def main(argv):
   for cls in registered_exporters().values():
     for option in cls.OPTIONS:
       if option.name not in own and FLAGS[option.name].present:
-        raise InputError("--%s is not an option of --task=%s" %
-                         (option.name, FLAGS.task))
+        raise InputError(
+          "--%s is not an option of --task=%s" % (option.name, FLAGS.task)
+        )
   if not exporter_cls.NEEDS_CHECKPOINT:
     return _export_without_checkpoint(exporter_cls)
   if not FLAGS.checkpoint:
@@ -144,24 +174,32 @@ def main(argv):
     config = BertConfig.from_dict(settings.bert_config)
   else:
     config = BertConfig.from_json_file(
-        _beside_checkpoint(FLAGS.bert_config_file, "bert_config_file",
-                           "bert_config.json"))
+      _beside_checkpoint(
+        FLAGS.bert_config_file, "bert_config_file", "bert_config.json"
+      )
+    )
     if settings and config != BertConfig.from_dict(settings.bert_config):
-      raise InputError("--bert_config_file=%s contradicts the run in "
-                       "--checkpoint=%s (its run_config.json)" %
-                       (FLAGS.bert_config_file, FLAGS.checkpoint))
-  vocab_file = _beside_checkpoint(FLAGS.vocab_file, "vocab_file",
-                                  "vocab.txt")
+      raise InputError(
+        "--bert_config_file=%s contradicts the run in "
+        "--checkpoint=%s (its run_config.json)"
+        % (FLAGS.bert_config_file, FLAGS.checkpoint)
+      )
+  vocab_file = _beside_checkpoint(FLAGS.vocab_file, "vocab_file", "vocab.txt")
   try:
-    tokenization.validate_case_matches_checkpoint(FLAGS.do_lower_case,
-                                                  checkpoint)
+    tokenization.validate_case_matches_checkpoint(
+      FLAGS.do_lower_case, checkpoint
+    )
   except ValueError as e:
     raise InputError(str(e).replace("\n", " ")) from e
   options = {o.name: FLAGS[o.name].value for o in exporter_cls.OPTIONS}
   with distribution.policy_scope(_POLICIES[FLAGS.dtype]):
     exporter = exporter_cls(
-        config, vocab_file, FLAGS.do_lower_case,
-        FLAGS.max_seq_length or exporter_cls.DEFAULT_MAX_SEQ_LENGTH, options)
+      config,
+      vocab_file,
+      FLAGS.do_lower_case,
+      FLAGS.max_seq_length or exporter_cls.DEFAULT_MAX_SEQ_LENGTH,
+      options,
+    )
   exporter.restore(checkpoint)
   exporter.save(FLAGS.export_dir)
   print("wrote %s SavedModel to %s" % (FLAGS.task, FLAGS.export_dir))

@@ -33,17 +33,32 @@ FLAGS = flags.FLAGS
 
 def define_flags():
   """Defines this command's flags."""
-  flags.DEFINE_string("output_dir", None,
-                      "Folder that receives one sub-folder per model.")
-  flags.DEFINE_string("base_url", model_registry.GOOGLE_BASE_URL,
-                      "Where the Google zips are (a mirror, a local server).")
-  flags.DEFINE_string("hf_endpoint", fetch.HF_ENDPOINT,
-                      "HuggingFace Hub base URL (a mirror, a local server).")
-  flags.DEFINE_integer("retries", 3, "How often a broken download is "
-                       "resumed (after a pause that doubles) before giving "
-                       "up.")
-  flags.DEFINE_float("timeout", 60, "Seconds a connection may stay silent "
-                     "(or under 1 KiB/s) before it is dropped and resumed.")
+  flags.DEFINE_string(
+    "output_dir", None, "Folder that receives one sub-folder per model."
+  )
+  flags.DEFINE_string(
+    "base_url",
+    model_registry.GOOGLE_BASE_URL,
+    "Where the Google zips are (a mirror, a local server).",
+  )
+  flags.DEFINE_string(
+    "hf_endpoint",
+    fetch.HF_ENDPOINT,
+    "HuggingFace Hub base URL (a mirror, a local server).",
+  )
+  flags.DEFINE_integer(
+    "retries",
+    3,
+    "How often a broken download is "
+    "resumed (after a pause that doubles) before giving "
+    "up.",
+  )
+  flags.DEFINE_float(
+    "timeout",
+    60,
+    "Seconds a connection may stay silent "
+    "(or under 1 KiB/s) before it is dropped and resumed.",
+  )
   flags.DEFINE_float("deadline", 7200, "Seconds one file may take in all.")
   flags.DEFINE_bool("list", False, "Print the known model names and exit.")
 
@@ -55,12 +70,14 @@ def fetch_hf(repo_id, output_dir, hf_endpoint=None, network=None):
     return model_dir
   # Kept between runs so that a broken download resumes; its files are
   # checked again before they are used.
-  staging = os.path.join(output_dir, ".%s.download" %
-                         os.path.basename(model_dir))
+  staging = os.path.join(
+    output_dir, ".%s.download" % os.path.basename(model_dir)
+  )
   fetch.download_hf(repo_id, staging, hf_endpoint, network)
   # Imported here: TensorFlow is needed (and loaded, ~5 s) only to convert.
   # pylint: disable-next=g-import-not-at-top
   from bert_tf.cli.convert_checkpoint import convert
+
   try:
     with fetch.building_dir(model_dir, staging) as scratch:
       convert(staging, "hf", scratch)
@@ -68,14 +85,16 @@ def fetch_hf(repo_id, output_dir, hf_endpoint=None, network=None):
     # Verified downloads that do not convert would fail every later run
     # the same way: start from scratch next time.
     shutil.rmtree(staging)
-    raise InputError("%s (the downloads in %s were removed)" %
-                     (e, staging)) from e
+    raise InputError(
+      "%s (the downloads in %s were removed)" % (e, staging)
+    ) from e
   shutil.rmtree(staging)
   return model_dir
 
 
-def fetch_model(name, output_dir, base_url=None, hf_endpoint=None,
-                retries=3, network=None):
+def fetch_model(
+  name, output_dir, base_url=None, hf_endpoint=None, retries=3, network=None
+):
   """Fetches registry model or HF repo `name`; returns its folder.
   `network` (a `transfer.Network`) overrides `retries`."""
   network = network or transfer.Network(retries=retries)
@@ -86,11 +105,14 @@ def fetch_model(name, output_dir, base_url=None, hf_endpoint=None,
 
 
 def _listing():
-  lines = ["%-30s %s" % (name, entry.description)
-           for name, entry in model_registry.GOOGLE_MODELS.items()]
+  lines = [
+    "%-30s %s" % (name, entry.description)
+    for name, entry in model_registry.GOOGLE_MODELS.items()
+  ]
   lines += ["%-30s = %s" % item for item in model_registry.ALIASES.items()]
-  lines += ["%-30s = %s (HuggingFace)" % item
-            for item in fetch.HF_NAMES.items()]
+  lines += [
+    "%-30s = %s (HuggingFace)" % item for item in fetch.HF_NAMES.items()
+  ]
   lines.append("%-30s any HuggingFace BERT repo id" % "<owner>/<name>")
   return "\n".join(lines)
 
@@ -101,16 +123,24 @@ def main(argv):
     print(_listing())
     return
   if not names:
-    raise InputError("name a model, e.g. uncased_L-12_H-768_A-12 or "
-                     "owner/name (--list shows the names)")
+    raise InputError(
+      "name a model, e.g. uncased_L-12_H-768_A-12 or "
+      "owner/name (--list shows the names)"
+    )
   if not FLAGS.output_dir:
     raise InputError("--output_dir is required")
-  network = transfer.Network(retries=FLAGS.retries, timeout=FLAGS.timeout,
-                             deadline=FLAGS.deadline)
+  network = transfer.Network(
+    retries=FLAGS.retries, timeout=FLAGS.timeout, deadline=FLAGS.deadline
+  )
   for name in names:
     try:
-      model_dir = fetch_model(name, FLAGS.output_dir, FLAGS.base_url,
-                              FLAGS.hf_endpoint, network=network)
+      model_dir = fetch_model(
+        name,
+        FLAGS.output_dir,
+        FLAGS.base_url,
+        FLAGS.hf_endpoint,
+        network=network,
+      )
     except KeyboardInterrupt:  # not while downloading: nothing half-written
       raise InputError("%s: interrupted; nothing written" % name) from None
     print(model_dir)

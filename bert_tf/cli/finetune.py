@@ -56,9 +56,9 @@ script_runner = app.lazy_import("bert_tf.cli.script_runner")
 # output_dir and its batch-size flag.
 Split = collections.namedtuple("Split", "do_flag record batch_flag")
 SPLITS = {
-    "train": Split("do_train", "train.tf_record", "train_batch_size"),
-    "dev": Split("do_eval", "eval.tf_record", "eval_batch_size"),
-    "test": Split("do_predict", "predict.tf_record", "predict_batch_size"),
+  "train": Split("do_train", "train.tf_record", "train_batch_size"),
+  "dev": Split("do_eval", "eval.tf_record", "eval_batch_size"),
+  "test": Split("do_predict", "predict.tf_record", "predict_batch_size"),
 }
 
 
@@ -81,44 +81,58 @@ def define_flags(max_seq_length, records_of, splits=("dev", "test")):
     flags.DEFINE_bool("do_eval", False, "Whether to run eval on the dev set.")
   if "test" in splits:
     flags.DEFINE_bool(
-        "do_predict", False,
-        "Whether to run the model in inference mode on the test set.")
-  flags.DEFINE_integer("train_batch_size", 32,
-                       "Total batch size for training.")
+      "do_predict",
+      False,
+      "Whether to run the model in inference mode on the test set.",
+    )
+  flags.DEFINE_integer("train_batch_size", 32, "Total batch size for training.")
   if "dev" in splits:
     flags.DEFINE_integer("eval_batch_size", 8, "Total batch size for eval.")
   if "test" in splits:
-    flags.DEFINE_integer("predict_batch_size", 8,
-                         "Total batch size for predict.")
-  flags.DEFINE_float("learning_rate", 5e-5,
-                     "The initial learning rate for Adam.")
-  flags.DEFINE_float("num_train_epochs", 3.0,
-                     "Total number of training epochs to perform.")
+    flags.DEFINE_integer(
+      "predict_batch_size", 8, "Total batch size for predict."
+    )
   flags.DEFINE_float(
-      "warmup_proportion", 0.1,
-      "Proportion of training to perform linear learning rate warmup for. "
-      "E.g., 0.1 = 10% of training.")
+    "learning_rate", 5e-5, "The initial learning rate for Adam."
+  )
+  flags.DEFINE_float(
+    "num_train_epochs", 3.0, "Total number of training epochs to perform."
+  )
+  flags.DEFINE_float(
+    "warmup_proportion",
+    0.1,
+    "Proportion of training to perform linear learning rate warmup for. "
+    "E.g., 0.1 = 10% of training.",
+  )
   flags.DEFINE_integer(
-      "num_frozen_layers", 0,
-      "If > 0, the embeddings and the lowest N transformer layers are not "
-      "trained (no gradient, weights stay as loaded).")
+    "num_frozen_layers",
+    0,
+    "If > 0, the embeddings and the lowest N transformer layers are not "
+    "trained (no gradient, weights stay as loaded).",
+  )
   flags.DEFINE_string(
-      "unfreeze_schedule", None,
-      "Gradual unfreezing instead of --num_frozen_layers: STEP:N,... keeps "
-      "the embeddings and the lowest N layers frozen from global step STEP, "
-      "e.g. 0:12,200:8,400:4,600:0 (newly unfrozen weights start with "
-      "fresh optimizer state).")
+    "unfreeze_schedule",
+    None,
+    "Gradual unfreezing instead of --num_frozen_layers: STEP:N,... keeps "
+    "the embeddings and the lowest N layers frozen from global step STEP, "
+    "e.g. 0:12,200:8,400:4,600:0 (newly unfrozen weights start with "
+    "fresh optimizer state).",
+  )
   flags.DEFINE_string(
-      "train_records", None,
-      "With --do_train: train on these TFRecords (comma-separated globs, "
-      "e.g. the shards of `python -m %s --runner=...`: "
-      "'out/train.tf_record-*') instead of featurizing the training split."
-      % records_of)
+    "train_records",
+    None,
+    "With --do_train: train on these TFRecords (comma-separated globs, "
+    "e.g. the shards of `python -m %s --runner=...`: "
+    "'out/train.tf_record-*') instead of featurizing the training split."
+    % records_of,
+  )
   flags.DEFINE_bool(
-      "overwrite_output_dir", False,
-      "Start over in an --output_dir that holds a run of another model "
-      "(other task, labels, model config or lower-casing): its files are "
-      "removed. Without it such a run is refused; the same model resumes.")
+    "overwrite_output_dir",
+    False,
+    "Start over in an --output_dir that holds a run of another model "
+    "(other task, labels, model config or lower-casing): its files are "
+    "removed. Without it such a run is refused; the same model resumes.",
+  )
 
 
 class Job:
@@ -174,7 +188,8 @@ class Job:
   def train_dataset_fn(self, files):
     """The training input over TFRecord `files`."""
     return input_pipeline.training_dataset_fn(
-        files, self.task.feature_spec(True), self.flags.train_batch_size)
+      files, self.task.feature_spec(True), self.flags.train_batch_size
+    )
 
   def run_settings(self):
     """(task kind, head settings, sequence settings) for run_config.json:
@@ -203,12 +218,13 @@ class Job:
     train not with --train_records)."""
     if split == "train" and self.flags.train_records:
       return False
-    return bool(self.flags[self.splits[split].do_flag].value or (
-        split == "dev" and self.periodic_eval()))
+    return bool(
+      self.flags[self.splits[split].do_flag].value
+      or (split == "dev" and self.periodic_eval())
+    )
 
   def periodic_eval(self):
-    return any(value is not None
-               for value in eval_flags.eval_every(self.flags))
+    return any(value is not None for value in eval_flags.eval_every(self.flags))
 
   def batch_size(self, split):
     return self.flags[self.splits[split].batch_flag].value
@@ -227,16 +243,22 @@ class Job:
     examples, batch_size = self.examples[split], self.batch_size(split)
     pad = batch_size if self.flags.use_tpu and split != "train" else None
     count = write(examples, path, pad)
-    logging.info("***** %s: %d examples (%d + %d padding), batch size %d",
-                 split, count, len(examples), count - len(examples),
-                 batch_size)
+    logging.info(
+      "***** %s: %d examples (%d + %d padding), batch size %d",
+      split,
+      count,
+      len(examples),
+      count - len(examples),
+      batch_size,
+    )
 
   def predict_rows(self, trainer, split, feature_keys=None):
     """The model's outputs (+ `feature_keys`, default the Task's
     `predict_keys`) for every record of `split`, in file order."""
     batch_size = self.batch_size(split)
     dataset = input_pipeline.eval_dataset(
-        [self.records(split)], self.task.feature_spec(False), batch_size)
+      [self.records(split)], self.task.feature_spec(False), batch_size
+    )
     keys = self.task.predict_keys if feature_keys is None else feature_keys
     return list(trainer.predict(dataset, batch_size, feature_keys=keys))
 
@@ -251,8 +273,9 @@ def _check_flags(job):
     if not f[name].value:
       raise InputError("--%s is required" % name)
   script_runner.check_case(f.do_lower_case, f.init_checkpoint)
-  script_runner.check_do_flags(f, "do_train", *(
-      job.splits[s].do_flag for s in job.splits if s != "train"))
+  script_runner.check_do_flags(
+    f, "do_train", *(job.splits[s].do_flag for s in job.splits if s != "train")
+  )
   eval_flags.check_eval_flags(f, training=f.do_train)
   if not f.spm_model_file:
     require_file(f.vocab_file, "vocab_file")
@@ -260,9 +283,10 @@ def _check_flags(job):
   config = BertConfig.from_json_file(f.bert_config_file)
   config.check_max_seq_length(f.max_seq_length)
   if f.num_frozen_layers > config.num_hidden_layers:  # before any output
-    raise InputError("--num_frozen_layers=%d: must be between 0 and the "
-                     "model's %d layers" % (f.num_frozen_layers,
-                                            config.num_hidden_layers))
+    raise InputError(
+      "--num_frozen_layers=%d: must be between 0 and the "
+      "model's %d layers" % (f.num_frozen_layers, config.num_hidden_layers)
+    )
   script_runner.unfreeze_schedule(f, config)  # checked before any output
   job.check_flags(config)
   return config
@@ -273,8 +297,10 @@ def _train_size(job):
   if not job.flags.train_records:
     return job.num_train_examples(), None
   files, count = input_pipeline.train_records(
-      job.flags.train_records, job.task.feature_spec(True),
-      job.train_value_limits())
+    job.flags.train_records,
+    job.task.feature_spec(True),
+    job.train_value_limits(),
+  )
   return count, files
 
 
@@ -282,13 +308,28 @@ def _settings(job, config):
   """This run's `run_config.RunConfig`."""
   f = job.flags
   task, head, sequence = job.run_settings()
-  training = {name: f[name].value for name in (
-      "learning_rate", "num_train_epochs", "train_batch_size",
-      "warmup_proportion", "num_frozen_layers", "init_checkpoint")}
+  training = {
+    name: f[name].value
+    for name in (
+      "learning_rate",
+      "num_train_epochs",
+      "train_batch_size",
+      "warmup_proportion",
+      "num_frozen_layers",
+      "init_checkpoint",
+    )
+  }
   return run_config.RunConfig(
-      task, head, run_config.tokenizer_settings(
-          f.vocab_file, f.do_lower_case, f.spm_model_file),
-      f.max_seq_length, config.to_dict(), sequence, training)
+    task,
+    head,
+    run_config.tokenizer_settings(
+      f.vocab_file, f.do_lower_case, f.spm_model_file
+    ),
+    f.max_seq_length,
+    config.to_dict(),
+    sequence,
+    training,
+  )
 
 
 def _record_settings(job, settings):
@@ -301,11 +342,15 @@ def _record_settings(job, settings):
   changed = run_config.check_or_write(folder, settings)
   if changed and job.flags.do_train:
     logging.warning(
-        "--output_dir=%s holds a run with %s; it resumes from its latest "
-        "checkpoint and is not retrained (--overwrite_output_dir to start "
-        "over)", folder, ", ".join("%s=%s (now %s)" % (k, old, new)
-                                   for k, (old, new) in sorted(
-                                       changed.items())))
+      "--output_dir=%s holds a run with %s; it resumes from its latest "
+      "checkpoint and is not retrained (--overwrite_output_dir to start "
+      "over)",
+      folder,
+      ", ".join(
+        "%s=%s (now %s)" % (k, old, new)
+        for k, (old, new) in sorted(changed.items())
+      ),
+    )
 
 
 def clear_run_folder(folder):
@@ -325,8 +370,9 @@ def run(job):
   f = job.flags
   config = _check_flags(job)
   # Every file is read now, so a bad line fails before any training.
-  job.examples = {split: job.read(split)
-                  for split in job.splits if job.wanted(split)}
+  job.examples = {
+    split: job.read(split) for split in job.splits if job.wanted(split)
+  }
   tokenizer = load_tokenizer(f.vocab_file, f.do_lower_case, f.spm_model_file)
   config.check_vocab(tokenizer.vocab, f.spm_model_file or f.vocab_file)
   job.task = job.build_task(config, tokenizer)
@@ -337,11 +383,12 @@ def run(job):
     num_train, train_files = _train_size(job)
     steps_per_epoch = num_train / f.train_batch_size
     num_steps, num_warmup = script_runner.train_steps(
-        num_train, f.train_batch_size, f.num_train_epochs,
-        f.warmup_proportion)
+      num_train, f.train_batch_size, f.num_train_epochs, f.warmup_proportion
+    )
   # Before any output, so that a bad --best_metric leaves nothing behind.
-  hook = script_runner.eval_hook(f, job.eval_results, f.bert_config_file,
-                                 steps_per_epoch, job.metric_names())
+  hook = script_runner.eval_hook(
+    f, job.eval_results, f.bert_config_file, steps_per_epoch, job.metric_names()
+  )
   settings = _settings(job, config)
   make_output_dir(f.output_dir)
   _record_settings(job, settings)

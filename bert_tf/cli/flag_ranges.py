@@ -49,71 +49,79 @@ _FINITE = _Range()
 # Flag name -> allowed range, for every entry point (a name means the same
 # thing wherever it is defined).
 RANGES = {
-    # Batches and lengths.
-    "train_batch_size": _POSITIVE,
-    "eval_batch_size": _POSITIVE,
-    "predict_batch_size": _POSITIVE,
-    "batch_size": _POSITIVE,
-    "max_seq_length": _Range(3),  # [CLS] x [SEP]
-    "line": _NON_NEGATIVE,  # plot_attention: a linex_index
-    "max_query_length": _POSITIVE,
-    "doc_stride": _POSITIVE,
-    "max_answer_length": _POSITIVE,
-    "n_best_size": _POSITIVE,
-    "null_score_diff_threshold": _FINITE,
-    "max_predictions_per_seq": _POSITIVE,
-    "windows_per_call": _POSITIVE,
-    "top_k": _POSITIVE,
-    "pad_to_multiple_of": _NON_NEGATIVE,
-    # Optimisation.
-    "learning_rate": _NON_NEGATIVE,
-    "feature_learning_rate": _NON_NEGATIVE,
-    "num_train_epochs": _NON_NEGATIVE,
-    "warmup_proportion": _PROBABILITY,
-    "num_train_steps": _NON_NEGATIVE,
-    "num_warmup_steps": _NON_NEGATIVE,
-    "max_eval_steps": _POSITIVE,
-    "gradient_accumulation_steps": _POSITIVE,
-    "num_frozen_layers": _NON_NEGATIVE,
-    "lstm_units": _POSITIVE,
-    # Loop, checkpoints and evaluation during training.
-    "save_checkpoints_steps": _NON_NEGATIVE,  # 0: only at the end
-    "iterations_per_loop": _POSITIVE,
-    "keep_checkpoint_max": _NON_NEGATIVE,  # 0 keeps all, as the original
-    "eval_every_steps": _POSITIVE,
-    "eval_every_epochs": _Range(0, low_open=True),
-    "early_stopping_patience": _POSITIVE,
-    # Devices, seeds, processes.
-    "num_tpu_cores": _POSITIVE,
-    "num_gpus": _NON_NEGATIVE,
-    "seed": _Range(0, 2**32 - 1),
-    "random_seed": _Range(0, 2**32 - 1),
-    "num_workers": _NON_NEGATIVE,
-    "num_output_shards": _POSITIVE,
-    "shard_size_mb": _POSITIVE,
-    "retries": _NON_NEGATIVE,
-    "timeout": _Range(0, low_open=True),  # seconds
-    "deadline": _Range(0, low_open=True),
-    # Data generation.
-    "dupe_factor": _POSITIVE,
-    "masked_lm_prob": _PROBABILITY,
-    "short_seq_prob": _PROBABILITY,
-    # Vocabulary learning (data_prep.learn_vocab).
-    "vocab_size": _POSITIVE,
-    "num_unused_tokens": _Range(99),  # [UNK]..[MASK] keep ids 100..103
-    # TSV columns (0-based).
-    "text_a_column": _NON_NEGATIVE,
-    "text_b_column": _NON_NEGATIVE,
-    "label_column": _NON_NEGATIVE,
+  # Batches and lengths.
+  "train_batch_size": _POSITIVE,
+  "eval_batch_size": _POSITIVE,
+  "predict_batch_size": _POSITIVE,
+  "batch_size": _POSITIVE,
+  "max_seq_length": _Range(3),  # [CLS] x [SEP]
+  "line": _NON_NEGATIVE,  # plot_attention: a linex_index
+  "max_query_length": _POSITIVE,
+  "doc_stride": _POSITIVE,
+  "max_answer_length": _POSITIVE,
+  "n_best_size": _POSITIVE,
+  "null_score_diff_threshold": _FINITE,
+  "max_predictions_per_seq": _POSITIVE,
+  "windows_per_call": _POSITIVE,
+  "top_k": _POSITIVE,
+  "pad_to_multiple_of": _NON_NEGATIVE,
+  # Optimisation.
+  "learning_rate": _NON_NEGATIVE,
+  "feature_learning_rate": _NON_NEGATIVE,
+  "num_train_epochs": _NON_NEGATIVE,
+  "warmup_proportion": _PROBABILITY,
+  "num_train_steps": _NON_NEGATIVE,
+  "num_warmup_steps": _NON_NEGATIVE,
+  "max_eval_steps": _POSITIVE,
+  "gradient_accumulation_steps": _POSITIVE,
+  "num_frozen_layers": _NON_NEGATIVE,
+  "lstm_units": _POSITIVE,
+  # Loop, checkpoints and evaluation during training.
+  "save_checkpoints_steps": _NON_NEGATIVE,  # 0: only at the end
+  "iterations_per_loop": _POSITIVE,
+  "keep_checkpoint_max": _NON_NEGATIVE,  # 0 keeps all, as the original
+  "eval_every_steps": _POSITIVE,
+  "eval_every_epochs": _Range(0, low_open=True),
+  "early_stopping_patience": _POSITIVE,
+  # Devices, seeds, processes.
+  "num_tpu_cores": _POSITIVE,
+  "num_gpus": _NON_NEGATIVE,
+  "seed": _Range(0, 2**32 - 1),
+  "random_seed": _Range(0, 2**32 - 1),
+  "num_workers": _NON_NEGATIVE,
+  "num_output_shards": _POSITIVE,
+  "shard_size_mb": _POSITIVE,
+  "retries": _NON_NEGATIVE,
+  "timeout": _Range(0, low_open=True),  # seconds
+  "deadline": _Range(0, low_open=True),
+  # Data generation.
+  "dupe_factor": _POSITIVE,
+  "masked_lm_prob": _PROBABILITY,
+  "short_seq_prob": _PROBABILITY,
+  # Vocabulary learning (data_prep.learn_vocab).
+  "vocab_size": _POSITIVE,
+  "num_unused_tokens": _Range(99),  # [UNK]..[MASK] keep ids 100..103
+  # TSV columns (0-based).
+  "text_a_column": _NON_NEGATIVE,
+  "text_b_column": _NON_NEGATIVE,
+  "label_column": _NON_NEGATIVE,
 }
 
 
 # Flags naming files a program writes, and files it reads (comma-separated
 # globs allowed), wherever they are defined.
 OUTPUT_FILE_FLAGS = ("output_file", "glue_submission_file", "features_file")
-INPUT_FILE_FLAGS = ("input_file", "train_file", "eval_file", "predict_file",
-                    "raw_results_file", "vocab_file", "spm_model_file",
-                    "bert_config_file", "labels_file")
+INPUT_FILE_FLAGS = (
+  "input_file",
+  "train_file",
+  "eval_file",
+  "predict_file",
+  "raw_results_file",
+  "vocab_file",
+  "spm_model_file",
+  "bert_config_file",
+  "labels_file",
+)
 
 
 def _file_key(path):
@@ -135,8 +143,13 @@ def _paths(value):
 # Flags naming a model a program reads as a whole: a folder (SavedModel,
 # run folder, HF folder) or a checkpoint prefix. (An existing --export_dir
 # is bert_tf.predict's model; export_saved_model refuses one that exists.)
-INPUT_MODEL_FLAGS = ("export_dir", "init_checkpoint", "checkpoint", "input",
-                     "model_dir")
+INPUT_MODEL_FLAGS = (
+  "export_dir",
+  "init_checkpoint",
+  "checkpoint",
+  "input",
+  "model_dir",
+)
 
 
 def _is_within(path, folder):
@@ -156,8 +169,14 @@ def _model_inputs(flag_values):
       models.append((name, value, []))
     elif glob.glob(glob.escape(value) + ".*"):  # a checkpoint prefix
       state = os.path.join(os.path.dirname(value), "checkpoint")
-      models.append((name, None, glob.glob(glob.escape(value) + ".*") +
-                     [state] * os.path.isfile(state)))
+      models.append(
+        (
+          name,
+          None,
+          glob.glob(glob.escape(value) + ".*")
+          + [state] * os.path.isfile(state),
+        )
+      )
   return models
 
 
@@ -180,24 +199,27 @@ def check_outputs_are_not_inputs(flag_values):
       for path in _paths(flag_values[name].value):
         if _file_key(path) in inputs:
           raise InputError(
-              "--%s=%s is the same file as %s: refusing to overwrite an "
-              "input" % (name, path, inputs[_file_key(path)]))
+            "--%s=%s is the same file as %s: refusing to overwrite an "
+            "input" % (name, path, inputs[_file_key(path)])
+          )
         for model, folder, _ in models:
           if folder and _is_within(path, folder):
             raise InputError(
-                "--%s=%s is inside --%s=%s, which this command reads: "
-                "refusing to write into an input" % (name, path, model,
-                                                     folder))
+              "--%s=%s is inside --%s=%s, which this command reads: "
+              "refusing to write into an input" % (name, path, model, folder)
+            )
   output_dir = "output_dir" in flag_values and flag_values["output_dir"].value
   if output_dir and "input" in flag_values:
     for model, folder, files in models:
       source = folder or os.path.dirname(files[0])
-      if model == "input" and (os.path.realpath(output_dir) ==
-                               os.path.realpath(source)):
+      if model == "input" and (
+        os.path.realpath(output_dir) == os.path.realpath(source)
+      ):
         raise InputError(
-            "--output_dir=%s is the folder of --input=%s: refusing to write "
-            "over the model being converted" % (output_dir,
-                                                flag_values["input"].value))
+          "--output_dir=%s is the folder of --input=%s: refusing to write "
+          "over the model being converted"
+          % (output_dir, flag_values["input"].value)
+        )
 
 
 OUTPUT_DIR_FLAGS = ("output_dir", "export_dir")
@@ -228,13 +250,19 @@ def check_output_locations(flag_values):
       continue
     # Read, not written: plot_run's run folder when the PNG goes elsewhere,
     # bert_tf.predict's existing SavedModel.
-    if name == "output_dir" and "output_file" in flag_values and (
-        flag_values["output_file"].value):
+    if (
+      name == "output_dir"
+      and "output_file" in flag_values
+      and (flag_values["output_file"].value)
+    ):
       continue
     if name == "export_dir" and os.path.exists(flag_values[name].value):
       continue
-    for path in (_paths(flag_values[name].value)
-                 if name in OUTPUT_FILE_FLAGS else [flag_values[name].value]):
+    for path in (
+      _paths(flag_values[name].value)
+      if name in OUTPUT_FILE_FLAGS
+      else [flag_values[name].value]
+    ):
       if "://" in path:
         continue
       if name in OUTPUT_FILE_FLAGS and os.path.isdir(path):

@@ -44,28 +44,40 @@ FLAGS = flags.FLAGS
 
 _OBJECT_GRAPH_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"  # engine checkpoints
 _Feature = collections.namedtuple(
-    "_Feature", ["unique_id", "tokens", "input_ids", "input_mask",
-                 "input_type_ids"])
+  "_Feature",
+  ["unique_id", "tokens", "input_ids", "input_mask", "input_type_ids"],
+)
 _MAX_LABELLED_TOKENS = 40  # more tick labels than this are unreadable
 
 
 def define_flags():
   """This command's flags."""
   flags.DEFINE_string("output_file", None, "The PNG to write.")
-  flags.DEFINE_string("attentions_file", None, "An .attentions.npz of "
-                      "extract_features.py --output_attentions (instead of a "
-                      "checkpoint).")
-  flags.DEFINE_integer("line", 0, "--attentions_file: the line (linex_index) "
-                       "to draw.")
-  flags.DEFINE_string("init_checkpoint", None, "An original checkpoint "
-                      "prefix, or a run's --output_dir / ckpt-N.")
+  flags.DEFINE_string(
+    "attentions_file",
+    None,
+    "An .attentions.npz of "
+    "extract_features.py --output_attentions (instead of a "
+    "checkpoint).",
+  )
+  flags.DEFINE_integer(
+    "line", 0, "--attentions_file: the line (linex_index) to draw."
+  )
+  flags.DEFINE_string(
+    "init_checkpoint",
+    None,
+    "An original checkpoint prefix, or a run's --output_dir / ckpt-N.",
+  )
   flags.DEFINE_string("bert_config_file", None, "The model's config.")
   bert_flags.define_tokenizer_flags()
   bert_flags.define_max_seq_length(128)
   flags.DEFINE_string("text", None, "The sentence (text_a).")
   flags.DEFINE_string("text_b", None, "Optional second sentence.")
-  flags.DEFINE_list("layers", None, "Layers to draw (-1 = last; default: "
-                    "all of --attentions_file, else -1).")
+  flags.DEFINE_list(
+    "layers",
+    None,
+    "Layers to draw (-1 = last; default: all of --attentions_file, else -1).",
+  )
   flags.DEFINE_list("heads", None, "Heads to draw (default: all).")
   flags.DEFINE_string("title", None, "Figure title.")
 
@@ -78,24 +90,32 @@ def load_encoder(config, checkpoint):
   encoder = bert_encoder.BertEncoder(config)
   # Every task model of the engine keeps its encoder as `encoder`.
   engine_checkpoint.restore_engine_checkpoint(
-      tf.train.Checkpoint(encoder=encoder), prefix)
+    tf.train.Checkpoint(encoder=encoder), prefix
+  )
   return encoder
 
 
-def text_attentions(encoder, vocab_file, do_lower_case, texts,
-                    max_seq_length, layers):
+def text_attentions(
+  encoder, vocab_file, do_lower_case, texts, max_seq_length, layers
+):
   """(word pieces, attentions [layers, heads, T, T]) of one text or pair."""
   tokenizer = tf_text_tokenizer.TfTextTokenizer(vocab_file, do_lower_case)
-  packed = tokenizer.pack([tokenizer(tf.constant([t])) for t in texts],
-                          max_seq_length)
+  packed = tokenizer.pack(
+    [tokenizer(tf.constant([t])) for t in texts], max_seq_length
+  )
   inputs = {k: v.numpy()[0] for k, v in packed.items()}
   inverse = tokenization.FullTokenizer(vocab_file, do_lower_case).inv_vocab
   size = int(inputs["input_mask"].sum())
-  feature = _Feature(0, [inverse[i] for i in inputs["input_ids"][:size]],
-                     inputs["input_ids"], inputs["input_mask"],
-                     inputs["segment_ids"])
-  extractor = feature_extraction.FeatureExtractor(encoder, layers,
-                                                 output_attentions=True)
+  feature = _Feature(
+    0,
+    [inverse[i] for i in inputs["input_ids"][:size]],
+    inputs["input_ids"],
+    inputs["input_mask"],
+    inputs["segment_ids"],
+  )
+  extractor = feature_extraction.FeatureExtractor(
+    encoder, layers, output_attentions=True
+  )
   _, _, attentions = next(extractor.predict([feature]))
   return feature.tokens, attentions[:, :, :size, :size]
 
@@ -110,15 +130,18 @@ def npz_attentions(path, line, layers):
   except (OSError, ValueError) as e:
     raise InputError("--attentions_file=%s: unreadable (%s)" % (path, e)) from e
   except KeyError as e:
-    raise InputError("--attentions_file=%s: no line %d (or not written by "
-                     "extract_features.py --output_attentions)" %
-                     (path, line)) from e
+    raise InputError(
+      "--attentions_file=%s: no line %d (or not written by "
+      "extract_features.py --output_attentions)" % (path, line)
+    ) from e
   if layers is None:
     return tokens, attentions, stored
   missing = [i for i in layers if i not in stored]
   if missing:
-    raise InputError("--layers: %d is not in --attentions_file (it has "
-                     "layers %s)" % (missing[0], stored))
+    raise InputError(
+      "--layers: %d is not in --attentions_file (it has "
+      "layers %s)" % (missing[0], stored)
+    )
   return tokens, attentions[[stored.index(i) for i in layers]], layers
 
 
@@ -127,24 +150,30 @@ def draw(tokens, attentions, layers, heads=None, title=None):
   heads = list(range(attentions.shape[1])) if heads is None else heads
   for head in heads:
     if not 0 <= head < attentions.shape[1]:
-      raise InputError("--heads: %d is out of range for %d heads" %
-                       (head, attentions.shape[1]))
+      raise InputError(
+        "--heads: %d is out of range for %d heads" % (head, attentions.shape[1])
+      )
   rows, columns = len(layers), len(heads)
   cell = 1.6 + 0.08 * min(len(tokens), _MAX_LABELLED_TOKENS)
   figure = figure_lib.Figure(
-      figsize=(cell * columns + 0.8, cell * rows + 0.6), layout="constrained")
+    figsize=(cell * columns + 0.8, cell * rows + 0.6), layout="constrained"
+  )
   backend_agg.FigureCanvasAgg(figure)
   axes = figure.subplots(rows, columns, squeeze=False)
   labelled = len(tokens) <= _MAX_LABELLED_TOKENS
   for r, layer in enumerate(layers):
     for c, head in enumerate(heads):
       ax = axes[r, c]
-      image = ax.imshow(attentions[r, head], cmap="Blues", vmin=0.0,
-                        vmax=1.0, interpolation="nearest")
+      image = ax.imshow(
+        attentions[r, head],
+        cmap="Blues",
+        vmin=0.0,
+        vmax=1.0,
+        interpolation="nearest",
+      )
       ax.set_title("layer %d, head %d" % (layer, head), fontsize=8)
       ticks = range(len(tokens)) if labelled else []
-      ax.set_xticks(ticks, [tokens[i] for i in ticks], rotation=90,
-                    fontsize=6)
+      ax.set_xticks(ticks, [tokens[i] for i in ticks], rotation=90, fontsize=6)
       ax.set_yticks(ticks, [tokens[i] for i in ticks], fontsize=6)
   figure.colorbar(image, ax=axes, shrink=0.6, label="attention probability")
   if title:
@@ -160,14 +189,13 @@ def main(argv):
   heads = [_int(x, "heads") for x in FLAGS.heads] if FLAGS.heads else None
   if FLAGS.attentions_file:
     require_file(FLAGS.attentions_file, "attentions_file")
-    tokens, attentions, layers = npz_attentions(FLAGS.attentions_file,
-                                                FLAGS.line, layers)
+    tokens, attentions, layers = npz_attentions(
+      FLAGS.attentions_file, FLAGS.line, layers
+    )
   else:
-    for name in ("init_checkpoint", "bert_config_file", "vocab_file",
-                 "text"):
+    for name in ("init_checkpoint", "bert_config_file", "vocab_file", "text"):
       if not FLAGS[name].value:
-        raise InputError("--%s is required (or give --attentions_file)" %
-                         name)
+        raise InputError("--%s is required (or give --attentions_file)" % name)
     require_file(FLAGS.bert_config_file, "bert_config_file")
     require_file(FLAGS.vocab_file, "vocab_file")
     config = bert_config.BertConfig.from_json_file(FLAGS.bert_config_file)
@@ -175,8 +203,13 @@ def main(argv):
     layers = layers or [-1]
     texts = [FLAGS.text] + ([FLAGS.text_b] if FLAGS.text_b else [])
     tokens, attentions = text_attentions(
-        load_encoder(config, FLAGS.init_checkpoint), FLAGS.vocab_file,
-        FLAGS.do_lower_case, texts, FLAGS.max_seq_length, layers)
+      load_encoder(config, FLAGS.init_checkpoint),
+      FLAGS.vocab_file,
+      FLAGS.do_lower_case,
+      texts,
+      FLAGS.max_seq_length,
+      layers,
+    )
   figure = draw(tokens, attentions, layers, heads, FLAGS.title)
   with atomic_output(FLAGS.output_file, "wb") as f:
     figure.savefig(f, format="png", dpi=100)
@@ -187,8 +220,10 @@ def _int(text, flag):
   try:
     return int(text)
   except ValueError as e:
-    raise InputError("--%s=%s: expected comma-separated integers" %
-                     (flag, getattr(FLAGS, flag))) from e
+    raise InputError(
+      "--%s=%s: expected comma-separated integers"
+      % (flag, getattr(FLAGS, flag))
+    ) from e
 
 
 def run():

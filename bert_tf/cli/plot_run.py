@@ -42,17 +42,22 @@ _HIDDEN_TAGS = ("steps_per_sec",)
 # train, eval: tag -> (steps, values), both sorted by step; best: the
 # contents of best/best.json ({"metric", "value", "global_step", ...}) or
 # None.
-RunData = collections.namedtuple("RunData", ["train", "eval", "best"],
-                                 defaults=[None])
+RunData = collections.namedtuple(
+  "RunData", ["train", "eval", "best"], defaults=[None]
+)
 
 
 def define_flags():
   """Defines this command's flags."""
   flags.DEFINE_string("output_dir", None, "The run's --output_dir.")
-  flags.DEFINE_string("output_file", None, "PNG to write (default: "
-                      "output_dir/%s)." % DEFAULT_OUTPUT)
-  flags.DEFINE_string("title", None, "Figure title (default: the "
-                      "output_dir path).")
+  flags.DEFINE_string(
+    "output_file",
+    None,
+    "PNG to write (default: output_dir/%s)." % DEFAULT_OUTPUT,
+  )
+  flags.DEFINE_string(
+    "title", None, "Figure title (default: the output_dir path)."
+  )
 
 
 def _scalar(value):
@@ -68,8 +73,10 @@ def _scalar(value):
 
 def _series(points):
   """{tag: {step: value}} -> {tag: (steps, values)} sorted by step."""
-  return {tag: tuple(map(list, zip(*sorted(by_step.items()))))
-          for tag, by_step in sorted(points.items())}
+  return {
+    tag: tuple(map(list, zip(*sorted(by_step.items()))))
+    for tag, by_step in sorted(points.items())
+  }
 
 
 def read_train_scalars(output_dir):
@@ -80,8 +87,9 @@ def read_train_scalars(output_dir):
   """
   points = collections.defaultdict(dict)
   # Names are events.out.tfevents.<unix time>...: sorted = oldest first.
-  for path in sorted(glob.glob(os.path.join(output_dir,
-                                            "events.out.tfevents.*"))):
+  for path in sorted(
+    glob.glob(os.path.join(output_dir, "events.out.tfevents.*"))
+  ):
     try:
       # Records of Event protos (summary_iterator is deprecated and says so).
       for record in tf.data.TFRecordDataset(path):
@@ -91,8 +99,10 @@ def read_train_scalars(output_dir):
           if scalar is not None:
             points[value.tag][event.step] = scalar
     except tf.errors.OpError as e:
-      raise InputError("%s: corrupt or truncated event file (%s)" %
-                       (path, str(e).splitlines()[0])) from e
+      raise InputError(
+        "%s: corrupt or truncated event file (%s)"
+        % (path, str(e).splitlines()[0])
+      ) from e
   return _series(points)
 
 
@@ -102,8 +112,11 @@ def read_eval_history(path):
   for record in run_files.read_history(path):
     for key, value in record.items():
       # Numbers only: a record may also name e.g. its checkpoint.
-      if (key != "global_step" and isinstance(value, (int, float)) and
-          not isinstance(value, bool)):
+      if (
+        key != "global_step"
+        and isinstance(value, (int, float))
+        and not isinstance(value, bool)
+      ):
         points[key][record["global_step"]] = float(value)
   return _series(points)
 
@@ -113,13 +126,15 @@ def read_run(output_dir):
   if not os.path.isdir(output_dir):
     raise InputError("--output_dir=%s: no such folder" % output_dir)
   run = RunData(
-      read_train_scalars(output_dir),
-      read_eval_history(os.path.join(output_dir, run_files.HISTORY_FILE)),
-      run_files.read_best(os.path.join(output_dir, run_files.BEST_DIR)))
+    read_train_scalars(output_dir),
+    read_eval_history(os.path.join(output_dir, run_files.HISTORY_FILE)),
+    run_files.read_best(os.path.join(output_dir, run_files.BEST_DIR)),
+  )
   if not run.train and not run.eval:
-    raise InputError("%s: no scalars in TensorBoard event files "
-                     "(events.out.tfevents.*) and no %s" %
-                     (output_dir, run_files.HISTORY_FILE))
+    raise InputError(
+      "%s: no scalars in TensorBoard event files "
+      "(events.out.tfevents.*) and no %s" % (output_dir, run_files.HISTORY_FILE)
+    )
   return run
 
 
@@ -139,8 +154,9 @@ def _panels(run):
   if "eval_loss" in evals:
     # The classifier's `loss` is the Estimator's batch mean of eval_loss.
     evals.pop("loss", None)
-  order = ["loss", "learning_rate"] + sorted(set(train) -
-                                             {"loss", "learning_rate"})
+  order = ["loss", "learning_rate"] + sorted(
+    set(train) - {"loss", "learning_rate"}
+  )
   panels = []
   for tag in order:
     if tag in train:
@@ -160,9 +176,14 @@ def _mark_best(axes, panels, best):
     ax.axvline(step, color="tab:green", ls="--", lw=1, alpha=0.7)
     for label, _, _, is_eval in series:
       if is_eval and label == best["metric"]:
-        ax.plot([step], [float(best["value"])], "*", color="tab:green",
-                ms=14, label="best %.4g at step %d" % (float(best["value"]),
-                                                        step))
+        ax.plot(
+          [step],
+          [float(best["value"])],
+          "*",
+          color="tab:green",
+          ms=14,
+          label="best %.4g at step %d" % (float(best["value"]), step),
+        )
         ax.legend(fontsize=8)
 
 
@@ -171,8 +192,9 @@ def plot_run(run, path, title):
   panels = _panels(run)
   columns = 1 if len(panels) == 1 else 2
   rows = math.ceil(len(panels) / columns)
-  figure = figure_lib.Figure(figsize=(6.4 * columns, 3.0 * rows + 0.6),
-                  layout="constrained")
+  figure = figure_lib.Figure(
+    figsize=(6.4 * columns, 3.0 * rows + 0.6), layout="constrained"
+  )
   backend_agg.FigureCanvasAgg(figure)
   axes = figure.subplots(rows, columns, sharex=True, squeeze=False).ravel()
   for ax, (name, series) in zip(axes, panels):
@@ -181,24 +203,34 @@ def plot_run(run, path, title):
         ax.plot(steps, values, "o-", color="tab:orange", label=label)
       elif label == "loss" and len(values) > 30:  # Noisy: show the trend.
         ax.plot(steps, values, color="tab:blue", alpha=0.3, lw=1)
-        ax.plot(steps, smooth(values), color="tab:blue", label=label +
-                " (smoothed)")
+        ax.plot(
+          steps, smooth(values), color="tab:blue", label=label + " (smoothed)"
+        )
       else:
-        ax.plot(steps, values, ".-" if len(values) <= 30 else "-",
-                color="tab:blue", label=label)
-    ax.set_title("; ".join("%s %.4g at step %d" % (label, values[-1],
-                                                    steps[-1])
-                           for label, steps, values, _ in series),
-                 loc="left", fontsize=10)
+        ax.plot(
+          steps,
+          values,
+          ".-" if len(values) <= 30 else "-",
+          color="tab:blue",
+          label=label,
+        )
+    ax.set_title(
+      "; ".join(
+        "%s %.4g at step %d" % (label, values[-1], steps[-1])
+        for label, steps, values, _ in series
+      ),
+      loc="left",
+      fontsize=10,
+    )
     ax.ticklabel_format(axis="y", style="sci", scilimits=(-3, 4))
     ax.grid(alpha=0.3)
     if len(series) > 1:
       ax.legend(fontsize=8)
   if run.best:
-    _mark_best(axes[:len(panels)], panels, run.best)
-  for ax in axes[len(panels):]:
+    _mark_best(axes[: len(panels)], panels, run.best)
+  for ax in axes[len(panels) :]:
     figure.delaxes(ax)
-  for ax in axes[:len(panels)][-columns:]:
+  for ax in axes[: len(panels)][-columns:]:
     ax.set_xlabel("step")
     ax.xaxis.set_tick_params(labelbottom=True)
   figure.suptitle(title)
@@ -210,14 +242,20 @@ def main(argv):
   del argv
   if not FLAGS.output_dir:
     raise InputError("--output_dir is required")
-  output_file = FLAGS.output_file or os.path.join(FLAGS.output_dir,
-                                                  DEFAULT_OUTPUT)
+  output_file = FLAGS.output_file or os.path.join(
+    FLAGS.output_dir, DEFAULT_OUTPUT
+  )
   if os.path.exists(output_file) and not output_file.lower().endswith(".png"):
     # e.g. a run file named by mistake: a plot never replaces it.
-    raise InputError("--output_file=%s exists and is not a .png: refusing to "
-                     "overwrite it" % output_file)
-  plot_run(read_run(FLAGS.output_dir), output_file,
-           FLAGS.title or os.path.abspath(FLAGS.output_dir))
+    raise InputError(
+      "--output_file=%s exists and is not a .png: refusing to "
+      "overwrite it" % output_file
+    )
+  plot_run(
+    read_run(FLAGS.output_dir),
+    output_file,
+    FLAGS.title or os.path.abspath(FLAGS.output_dir),
+  )
   print(output_file)
 
 

@@ -44,10 +44,13 @@ def define_flags():
   flags.DEFINE_string("output_file", None, "JSON lines out.")
   flags.DEFINE_integer("batch_size", 32, "Records per model call.")
   flags.DEFINE_bool("progress", True, "Show a progress bar.")
-  flags.DEFINE_bool("keep_inputs", False,
-                    "Also copy the model's input fields (e.g. text_a, "
-                    "text_b) of each record to its output line (its other "
-                    "fields, e.g. an `id`, are always copied).")
+  flags.DEFINE_bool(
+    "keep_inputs",
+    False,
+    "Also copy the model's input fields (e.g. text_a, "
+    "text_b) of each record to its output line (its other "
+    "fields, e.g. an `id`, are always copied).",
+  )
 
 
 def _lines(path):
@@ -57,8 +60,9 @@ def _lines(path):
       try:
         yield number, raw.decode("utf-8-sig" if number == 1 else "utf-8")
       except UnicodeDecodeError as e:
-        raise InputError("%s line %d: not UTF-8 (%s)" % (path, number,
-                                                         e)) from e
+        raise InputError(
+          "%s line %d: not UTF-8 (%s)" % (path, number, e)
+        ) from e
 
 
 def read_records(path):
@@ -72,8 +76,10 @@ def read_records(path):
     for number, text in lines:
       row = text.rstrip("\r\n").split("\t")
       if len(row) != len(header):
-        raise InputError("%s line %d: %d columns, the header has %d" %
-                         (path, number, len(row), len(header)))
+        raise InputError(
+          "%s line %d: %d columns, the header has %d"
+          % (path, number, len(row), len(header))
+        )
       yield number, dict(zip(header, row))
     return
   for number, text in lines:
@@ -84,8 +90,9 @@ def read_records(path):
     except ValueError as e:
       raise InputError("%s line %d: not JSON (%s)" % (path, number, e)) from e
     except RecursionError:
-      raise InputError("%s line %d: JSON nested too deeply" %
-                       (path, number)) from None
+      raise InputError(
+        "%s line %d: JSON nested too deeply" % (path, number)
+      ) from None
     if not isinstance(record, dict):
       raise InputError("%s line %d: not a JSON object" % (path, number))
     yield number, record
@@ -100,15 +107,25 @@ def _value(record, name, rank, line, path, names):
     except ValueError:
       pass
   if rank == 2:
-    ok = (isinstance(value, list) and value and
-          all(isinstance(v, str) for v in value))
+    ok = (
+      isinstance(value, list)
+      and value
+      and all(isinstance(v, str) for v in value)
+    )
   else:
     ok = isinstance(value, str)
   if not ok:
-    raise InputError("%s line %d: field %r missing or not %s (the model "
-                     "takes %s)" % (path, line, name, "a string" if rank == 1
-                                    else "a non-empty list of strings",
-                                    ", ".join(names)))
+    raise InputError(
+      "%s line %d: field %r missing or not %s (the model "
+      "takes %s)"
+      % (
+        path,
+        line,
+        name,
+        "a string" if rank == 1 else "a non-empty list of strings",
+        ", ".join(names),
+      )
+    )
   return value
 
 
@@ -117,15 +134,19 @@ def _inputs(batch, ranks, path):
   names = sorted(ranks)
   columns = {}
   for name in names:
-    values = [_value(record, name, ranks[name], line, path, names)
-              for line, record in batch]
+    values = [
+      _value(record, name, ranks[name], line, path, names)
+      for line, record in batch
+    ]
     lengths = [len(v) for v in values]
     if ranks[name] == 2 and len(set(lengths)) > 1:
       i = next(i for i, n in enumerate(lengths) if n != lengths[0])
-      raise InputError("%s line %d: %d entries in %r, line %d has %d (the "
-                       "records of a batch need lists of one length; try "
-                       "--batch_size=1)" % (path, batch[i][0], lengths[i],
-                                            name, batch[0][0], lengths[0]))
+      raise InputError(
+        "%s line %d: %d entries in %r, line %d has %d (the "
+        "records of a batch need lists of one length; try "
+        "--batch_size=1)"
+        % (path, batch[i][0], lengths[i], name, batch[0][0], lengths[0])
+      )
     columns[name] = tf.constant(values, tf.string)
   return columns
 
@@ -141,8 +162,10 @@ def _padded_outputs(export_dir):
     if not all(isinstance(v, str) for v in padded.values()):
       raise ValueError("padded_outputs is not {output: length output}")
   except (ValueError, AttributeError, RecursionError) as e:
-    raise InputError("%s: damaged export metadata (%s)" % (
-        path, first_line(e) or type(e).__name__)) from None
+    raise InputError(
+      "%s: damaged export metadata (%s)"
+      % (path, first_line(e) or type(e).__name__)
+    ) from None
   return padded
 
 
@@ -152,24 +175,36 @@ def _plain(value):
   return value.decode("utf-8", "replace") if isinstance(value, bytes) else value
 
 
-def predict(export_dir, input_file, output_file, batch_size=32,
-            progress=True, keep_inputs=False):
+def predict(
+  export_dir,
+  input_file,
+  output_file,
+  batch_size=32,
+  progress=True,
+  keep_inputs=False,
+):
   """Writes the model's outputs for every record; returns the count.
   `keep_inputs`: the output lines start with the whole record, inputs
   included (else with its fields that are not inputs)."""
   # pylint: disable-next=g-import-not-at-top,unused-import
   import tensorflow_text  # noqa: F401 (registers the ops the model uses)
+
   try:
     serving = tf.saved_model.load(export_dir).signatures["serving_default"]
   except (OSError, KeyError, ValueError) as e:
-    raise InputError("--export_dir=%s: no SavedModel with a serving_default "
-                     "signature (%s)" % (export_dir, first_line(e))) from e
+    raise InputError(
+      "--export_dir=%s: no SavedModel with a serving_default "
+      "signature (%s)" % (export_dir, first_line(e))
+    ) from e
   except (tf.errors.OpError, IndexError) as e:  # variables/ cut, damaged
-    raise InputError("--export_dir=%s: cannot load the SavedModel (%s: %s)" %
-                     (export_dir, type(e).__name__,
-                      first_line(getattr(e, "message", e)))) from e
-  ranks = {name: spec.shape.rank for name, spec in
-           serving.structured_input_signature[1].items()}
+    raise InputError(
+      "--export_dir=%s: cannot load the SavedModel (%s: %s)"
+      % (export_dir, type(e).__name__, first_line(getattr(e, "message", e)))
+    ) from e
+  ranks = {
+    name: spec.shape.rank
+    for name, spec in serving.structured_input_signature[1].items()
+  }
   padded = _padded_outputs(export_dir)
   with open(input_file, "rb") as f:
     total = sum(1 for line in f if line.strip())
@@ -177,8 +212,10 @@ def predict(export_dir, input_file, output_file, batch_size=32,
     total = max(total - 1, 0)
   records = read_records(input_file)
   count = 0
-  with atomic_output(output_file) as out, tqdm(
-      total=total, unit="rec", disable=not progress) as bar:
+  with (
+    atomic_output(output_file) as out,
+    tqdm(total=total, unit="rec", disable=not progress) as bar,
+  ):
     while True:
       batch = list(itertools.islice(records, batch_size))
       if not batch:
@@ -188,24 +225,27 @@ def predict(export_dir, input_file, output_file, batch_size=32,
       except tf.errors.InvalidArgumentError as e:
         cause = first_line(e.message)
         if " is not in [0, " in cause:  # an embedding lookup out of range
-          cause += ("; token ids beyond the model's vocab_size: was it "
-                    "exported with a larger vocabulary than its config's?")
-        raise InputError("%s lines %d-%d: --export_dir=%s rejected the batch "
-                         "(%s)" % (input_file, batch[0][0], batch[-1][0],
-                                   export_dir, cause)) from e
+          cause += (
+            "; token ids beyond the model's vocab_size: was it "
+            "exported with a larger vocabulary than its config's?"
+          )
+        raise InputError(
+          "%s lines %d-%d: --export_dir=%s rejected the batch "
+          "(%s)" % (input_file, batch[0][0], batch[-1][0], export_dir, cause)
+        ) from e
       outputs = {k: _plain(v.numpy().tolist()) for k, v in outputs.items()}
       for i, (_, record) in enumerate(batch):
-        row = {k: v for k, v in record.items()
-               if keep_inputs or k not in ranks}
+        row = {k: v for k, v in record.items() if keep_inputs or k not in ranks}
         row.update((k, v[i]) for k, v in sorted(outputs.items()))
         for name, length in padded.items():
-          row[name] = row[name][:row[length]]
+          row[name] = row[name][: row[length]]
         out.write(json.dumps(row, ensure_ascii=False) + "\n")
       count += len(batch)
       bar.update(len(batch))
   if not count:
-    logging.warning("%s holds no records: wrote an empty %s", input_file,
-                    output_file)
+    logging.warning(
+      "%s holds no records: wrote an empty %s", input_file, output_file
+    )
   return count
 
 
@@ -215,8 +255,14 @@ def main(argv):
     if not FLAGS[name].value:
       raise InputError("--%s is required" % name)
   require_file(FLAGS.input_file, "input_file")
-  count = predict(FLAGS.export_dir, FLAGS.input_file, FLAGS.output_file,
-                  FLAGS.batch_size, FLAGS.progress, FLAGS.keep_inputs)
+  count = predict(
+    FLAGS.export_dir,
+    FLAGS.input_file,
+    FLAGS.output_file,
+    FLAGS.batch_size,
+    FLAGS.progress,
+    FLAGS.keep_inputs,
+  )
   print("wrote %d predictions to %s" % (count, FLAGS.output_file))
 
 

@@ -45,8 +45,11 @@ _NO_DRIVER = "Could not find cuda drivers on your machine"
 _CUINIT = "failed call to cuInit"
 _CONTINUED = "To enable the following instructions"  # cpu_feature_guard's
 # Beam's GCP clients are not installed: harmless, said by every process.
-_BEAM_NOISE = ("apitools not found", "No semi_persistent_directory found",
-               "bigquery_storage_v1")
+_BEAM_NOISE = (
+  "apitools not found",
+  "No semi_persistent_directory found",
+  "bigquery_storage_v1",
+)
 _VERBOSITY = re.compile(r"^--?(verbosity|v)=?(-?\d+)?$")
 _quiet = False  # Whether quiet_tensorflow() turned the filters on.
 
@@ -83,7 +86,8 @@ class StartupFilter:
       self._no_driver = self._no_driver or _NO_DRIVER in line
       level = _SEVERITIES.index(match.group(1))
       self._dropped = level < self.min_level or (
-          self.min_level > 0 and self._no_driver and _CUINIT in line)
+        self.min_level > 0 and self._no_driver and _CUINIT in line
+      )
       return not self._dropped
     if line.startswith(_CONTINUED):
       return not self._dropped
@@ -93,8 +97,9 @@ class StartupFilter:
 def beam_worker_line(line):
   """`keep(line)` for Beam's local SDK workers (their own stderr, Python's
   default format): their INFO and the GCP-client notices go."""
-  return not (line.startswith("INFO:") or any(
-      noise in line for noise in _BEAM_NOISE))
+  return not (
+    line.startswith("INFO:") or any(noise in line for noise in _BEAM_NOISE)
+  )
 
 
 @contextlib.contextmanager
@@ -188,7 +193,8 @@ class _LibraryInfoFilter(logging.Filter):
     if not (self._prefixes and record.pathname.startswith(self._prefixes)):
       return True
     return record.levelno >= logging.WARNING and not any(
-        noise in record.getMessage() for noise in _BEAM_NOISE)
+      noise in record.getMessage() for noise in _BEAM_NOISE
+    )
 
 
 def quiet_tensorflow(argv=None):
@@ -217,7 +223,8 @@ def quiet_tensorflow(argv=None):
   if not any(isinstance(f, _LibraryInfoFilter) for f in handler.filters):
     handler.addFilter(_LibraryInfoFilter())
   if "tensorflow" not in sys.modules and not any(
-      isinstance(finder, _QuietFinder) for finder in sys.meta_path):
+    isinstance(finder, _QuietFinder) for finder in sys.meta_path
+  ):
     sys.meta_path.insert(0, _QuietFinder(min_level))
 
 
@@ -228,5 +235,4 @@ def quiet_beam_workers():
   if not _quiet:
     return contextlib.nullcontext()
   startup = StartupFilter(int(os.environ["TF_CPP_MIN_LOG_LEVEL"]))
-  return filtered_stderr(lambda line: beam_worker_line(line) and
-                         startup(line))
+  return filtered_stderr(lambda line: beam_worker_line(line) and startup(line))

@@ -41,24 +41,30 @@ def check_do_flags(flag_values, *names):
   """InputError unless at least one of the `--do_*` flags is set (and
   --train_records, where a script has it, comes with --do_train)."""
   if not any(flag_values[n].value for n in names):
-    raise InputError("At least one of %s must be True." %
-                     ", ".join("`%s`" % n for n in names))
-  if ("train_records" in flag_values and flag_values["train_records"].value
-      and not flag_values["do_train"].value):
+    raise InputError(
+      "At least one of %s must be True." % ", ".join("`%s`" % n for n in names)
+    )
+  if (
+    "train_records" in flag_values
+    and flag_values["train_records"].value
+    and not flag_values["do_train"].value
+  ):
     raise InputError("--train_records needs --do_train")
 
 
 def check_case(do_lower_case, init_checkpoint):
   """The original `validate_case_matches_checkpoint`, as an InputError."""
   try:
-    tokenization.validate_case_matches_checkpoint(do_lower_case,
-                                                  init_checkpoint)
+    tokenization.validate_case_matches_checkpoint(
+      do_lower_case, init_checkpoint
+    )
   except ValueError as e:
     raise InputError(str(e).replace("\n", " ")) from e
 
 
-def train_steps(num_examples, train_batch_size, num_train_epochs,
-                warmup_proportion):
+def train_steps(
+  num_examples, train_batch_size, num_train_epochs, warmup_proportion
+):
   """`(num_train_steps, num_warmup_steps)` exactly as the original computes.
 
   `int(num_examples / train_batch_size * num_train_epochs)` and
@@ -68,9 +74,10 @@ def train_steps(num_examples, train_batch_size, num_train_epochs,
   num_train_steps = int(num_examples / train_batch_size * num_train_epochs)
   if num_train_steps < 1:
     raise InputError(
-        "%d training examples at --train_batch_size=%d for "
-        "--num_train_epochs=%s give no training step" %
-        (num_examples, train_batch_size, num_train_epochs))
+      "%d training examples at --train_batch_size=%d for "
+      "--num_train_epochs=%s give no training step"
+      % (num_examples, train_batch_size, num_train_epochs)
+    )
   return num_train_steps, int(num_train_steps * warmup_proportion)
 
 
@@ -116,21 +123,24 @@ def unfreeze_schedule(flag_values, config=None):
   """`--unfreeze_schedule` parsed (checked against `config`'s layers), or
   None; it excludes `--num_frozen_layers`."""
   # Defined by the fine-tuning scripts only (not run_pretraining).
-  text = ("unfreeze_schedule" in flag_values and
-          flag_values["unfreeze_schedule"].value)
+  text = (
+    "unfreeze_schedule" in flag_values
+    and flag_values["unfreeze_schedule"].value
+  )
   if not text:
     return None
   if flag_values["num_frozen_layers"].value:
-    raise InputError("--unfreeze_schedule and --num_frozen_layers: give one "
-                     "(the schedule's first phase is the frozen start)")
+    raise InputError(
+      "--unfreeze_schedule and --num_frozen_layers: give one "
+      "(the schedule's first phase is the frozen start)"
+    )
   schedule = unfreezing.UnfreezeSchedule.parse(text)
   if config is not None:
     schedule.check_layers(config.num_hidden_layers)
   return schedule
 
 
-def build_trainer(flag_values, task, num_train_steps=0,
-                  num_warmup_steps=0):
+def build_trainer(flag_values, task, num_train_steps=0, num_warmup_steps=0):
   """Returns a `Trainer` set up from the flags.
 
   In order: seeds / op determinism / `--dtype` policy (before any model is
@@ -151,28 +161,37 @@ def build_trainer(flag_values, task, num_train_steps=0,
   """
   distribution.configure_runtime(**engine_flags.runtime_kwargs(flag_values))
   strategy = distribution.get_strategy(
-      **engine_flags.strategy_kwargs(flag_values))
+    **engine_flags.strategy_kwargs(flag_values)
+  )
 
   def optimizer_fn():
     return optimization.create_optimizer(
-        flag_values.learning_rate, max(num_train_steps, 1), num_warmup_steps,
-        optimizer_type=flag_values.optimizer)
+      flag_values.learning_rate,
+      max(num_train_steps, 1),
+      num_warmup_steps,
+      optimizer_type=flag_values.optimizer,
+    )
 
   if "num_frozen_layers" in flag_values:
     freeze_lowest_layers(task, flag_values.num_frozen_layers)
-  return Trainer(task, optimizer_fn, flag_values.output_dir, strategy,
-                 unfreeze_schedule=unfreeze_schedule(flag_values),
-                 init_checkpoint_fn=tf1_init_fn(flag_values.init_checkpoint),
-                 **engine_flags.trainer_kwargs(flag_values))
+  return Trainer(
+    task,
+    optimizer_fn,
+    flag_values.output_dir,
+    strategy,
+    unfreeze_schedule=unfreeze_schedule(flag_values),
+    init_checkpoint_fn=tf1_init_fn(flag_values.init_checkpoint),
+    **engine_flags.trainer_kwargs(flag_values),
+  )
 
 
 def _save_tf1(prefix, model, global_step):
-  checkpoint_io.save_tf1_checkpoint(prefix, model.tf1_variables(),
-                                    global_step)
+  checkpoint_io.save_tf1_checkpoint(prefix, model.tf1_variables(), global_step)
 
 
-def eval_hook(flag_values, eval_fn, config_file, steps_per_epoch=None,
-              metric_names=None):
+def eval_hook(
+  flag_values, eval_fn, config_file, steps_per_epoch=None, metric_names=None
+):
   """The `EvalHook` the flags ask for, or None without periodic evaluation.
 
   Args:
@@ -189,10 +208,16 @@ def eval_hook(flag_values, eval_fn, config_file, steps_per_epoch=None,
   if steps is None:
     return None
   return eval_hook_lib.EvalHook(
-      eval_fn, flag_values.output_dir, steps,
-      best_metric=flag_values.best_metric, best_mode=flag_values.best_mode,
-      patience=flag_values.early_stopping_patience, save_fn=_save_tf1,
-      config_file=config_file, metric_names=metric_names)
+    eval_fn,
+    flag_values.output_dir,
+    steps,
+    best_metric=flag_values.best_metric,
+    best_mode=flag_values.best_mode,
+    patience=flag_values.early_stopping_patience,
+    save_fn=_save_tf1,
+    config_file=config_file,
+    metric_names=metric_names,
+  )
 
 
 def restore_predict_checkpoint(flag_values, trainer):
@@ -203,13 +228,18 @@ def restore_predict_checkpoint(flag_values, trainer):
   folder = os.path.join(flag_values.output_dir, run_files.BEST_DIR)
   prefix = os.path.join(folder, run_files.BEST_CHECKPOINT)
   if not tf.io.gfile.exists(prefix + ".index"):
-    raise InputError("--predict_checkpoint=best: %s holds no checkpoint "
-                     "(train with --best_metric)" % folder)
-  report = checkpoint_io.init_from_checkpoint(prefix,
-                                              trainer.model.tf1_variables())
+    raise InputError(
+      "--predict_checkpoint=best: %s holds no checkpoint "
+      "(train with --best_metric)" % folder
+    )
+  report = checkpoint_io.init_from_checkpoint(
+    prefix, trainer.model.tf1_variables()
+  )
   if report.not_in_checkpoint:
-    raise InputError("%s: no variable %s (a checkpoint of another task?)" %
-                     (prefix, report.not_in_checkpoint[0]))
+    raise InputError(
+      "%s: no variable %s (a checkpoint of another task?)"
+      % (prefix, report.not_in_checkpoint[0])
+    )
   step = int(tf.train.load_checkpoint(prefix).get_tensor("global_step"))
   trainer.use_loaded_weights(step)
   logging.info("--predict_checkpoint=best: %s (step %d)", prefix, step)

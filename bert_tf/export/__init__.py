@@ -24,10 +24,12 @@ _REGISTRY = {}
 
 def register_exporter(name):
   """Class decorator: the exporter is `--task=name`."""
+
   def decorate(cls):
     cls.NAME = name
     _REGISTRY[name] = cls
     return cls
+
   return decorate
 
 
@@ -42,6 +44,8 @@ def get_exporter(name):
   """The exporter class for `--task=name`."""
   exporters = registered_exporters()
   if name not in exporters:
-    raise InputError("--task=%s: unknown task; valid: %s" %
-                     (name, ", ".join(sorted(exporters))))
+    raise InputError(
+      "--task=%s: unknown task; valid: %s"
+      % (name, ", ".join(sorted(exporters)))
+    )
   return exporters[name]

@@ -46,18 +46,33 @@ class Option:
     self.name = name
     self.default = default
     self.help = help_text
-    self.kind = kind or {bool: "bool", int: "integer", float: "float",
-                         list: "list"}.get(type(default), "string")
+    self.kind = kind or {
+      bool: "bool",
+      int: "integer",
+      float: "float",
+      list: "list",
+    }.get(type(default), "string")
 
 
 # Options more than one task kind takes (a flag is defined once).
-LABELS = Option("labels", None, "classifier/ner: the label list, in "
-                "label-id order (as the run's --labels).", kind="list")
-LABELS_FILE = Option("labels_file", None, "classifier/ner: file with one "
-                     "label a line, in label-id order (run_ner.py writes "
-                     "label_list.txt).")
-WINDOWS_PER_CALL = Option("windows_per_call", 64, "squad/ner: windows the "
-                          "model runs at once (bounds memory on long texts).")
+LABELS = Option(
+  "labels",
+  None,
+  "classifier/ner: the label list, in label-id order (as the run's --labels).",
+  kind="list",
+)
+LABELS_FILE = Option(
+  "labels_file",
+  None,
+  "classifier/ner: file with one "
+  "label a line, in label-id order (run_ner.py writes "
+  "label_list.txt).",
+)
+WINDOWS_PER_CALL = Option(
+  "windows_per_call",
+  64,
+  "squad/ner: windows the model runs at once (bounds memory on long texts).",
+)
 
 
 def read_labels_file(path):
@@ -73,7 +88,8 @@ def float32_outputs(outputs):
   """Floating outputs as float32: an export built under a bfloat16 policy
   (`--dtype=bfloat16`) computes in bfloat16 and answers as a float32 one."""
   return tf.nest.map_structure(
-      lambda t: tf.cast(t, tf.float32) if t.dtype.is_floating else t, outputs)
+    lambda t: tf.cast(t, tf.float32) if t.dtype.is_floating else t, outputs
+  )
 
 
 def vocab_tokens(vocab_file):
@@ -98,26 +114,33 @@ class Exporter:
   # clients such as bert_tf.predict, which trims them).
   PADDED_OUTPUTS = {}
 
-  def __init__(self, config, vocab_file, do_lower_case, max_seq_length,
-               options=None):
+  def __init__(
+    self, config, vocab_file, do_lower_case, max_seq_length, options=None
+  ):
     config.check_max_seq_length(max_seq_length)
     if max_seq_length < 3:
-      raise InputError("--max_seq_length=%d: too short for [CLS] x [SEP]" %
-                       max_seq_length)
+      raise InputError(
+        "--max_seq_length=%d: too short for [CLS] x [SEP]" % max_seq_length
+      )
     self.max_seq_length = max_seq_length
     given = dict(options or {})
     self.options = self.resolve_options(
-        {o.name: given.get(o.name, o.default) for o in self.OPTIONS})
+      {o.name: given.get(o.name, o.default) for o in self.OPTIONS}
+    )
     # The training scripts' checks: [UNK]/[CLS]/[SEP] present, casing, the
     # vocab against the config (a larger one fails every request).
-    config.check_vocab(load_tokenizer(vocab_file, do_lower_case).vocab,
-                       vocab_file)
+    config.check_vocab(
+      load_tokenizer(vocab_file, do_lower_case).vocab, vocab_file
+    )
     self.tokenizer = TfTextTokenizer(vocab_file, do_lower_case)
     self.model = self.build_model(config)
-    self._metadata = {"task": self.NAME, "max_seq_length": max_seq_length,
-                      "do_lower_case": bool(do_lower_case),
-                      "vocab_file": os.path.basename(vocab_file),
-                      "bert_config": config.to_dict()}
+    self._metadata = {
+      "task": self.NAME,
+      "max_seq_length": max_seq_length,
+      "do_lower_case": bool(do_lower_case),
+      "vocab_file": os.path.basename(vocab_file),
+      "bert_config": config.to_dict(),
+    }
     self._metadata["dtype"] = keras.mixed_precision.global_policy().name
 
   def resolve_options(self, options):
@@ -155,23 +178,40 @@ class Exporter:
     try:
       reader = tf.train.load_checkpoint(prefix)
       if reader.has_tensor(_OBJECT_GRAPH_KEY):
-        engine_checkpoint.restore_engine_checkpoint(self.engine_object(),
-                                                    prefix)
+        engine_checkpoint.restore_engine_checkpoint(
+          self.engine_object(), prefix
+        )
         report = None
       else:
-        report = checkpoint_io.init_from_checkpoint(prefix,
-                                                    self.tf1_variables())
-    except (tf.errors.DataLossError, tf.errors.OutOfRangeError,
-            tf.errors.NotFoundError, IndexError) as e:  # a cut/damaged file
-      raise InputError("--checkpoint=%s: cannot read %s.* (%s: %s)" % (
-          checkpoint, prefix, type(e).__name__,
-          first_line(getattr(e, "message", e)))) from e
+        report = checkpoint_io.init_from_checkpoint(
+          prefix, self.tf1_variables()
+        )
+    except (
+      tf.errors.DataLossError,
+      tf.errors.OutOfRangeError,
+      tf.errors.NotFoundError,
+      IndexError,
+    ) as e:  # a cut/damaged file
+      raise InputError(
+        "--checkpoint=%s: cannot read %s.* (%s: %s)"
+        % (
+          checkpoint,
+          prefix,
+          type(e).__name__,
+          first_line(getattr(e, "message", e)),
+        )
+      ) from e
     if report is not None and report.not_in_checkpoint:
       raise InputError(
-          "%s: %d weights of the %s model are not in the checkpoint, e.g. "
-          "%s (a checkpoint of another task, or no fine-tuned head?)" %
-          (prefix, len(report.not_in_checkpoint), self.NAME,
-           report.not_in_checkpoint[0]))
+        "%s: %d weights of the %s model are not in the checkpoint, e.g. "
+        "%s (a checkpoint of another task, or no fine-tuned head?)"
+        % (
+          prefix,
+          len(report.not_in_checkpoint),
+          self.NAME,
+          report.not_in_checkpoint[0],
+        )
+      )
     self._metadata["checkpoint"] = prefix
     logging.info("restored %s from %s", self.NAME, prefix)
 
@@ -179,10 +219,14 @@ class Exporter:
     """The inputs, once they are known to share one batch size (nothing
     computed from them runs before the check)."""
     first = tensors[0]
-    checks = [tf.debugging.assert_equal(
-        tf.shape(first), tf.shape(other),
-        message="all inputs of a request need the same batch size")
-              for other in tensors[1:]]
+    checks = [
+      tf.debugging.assert_equal(
+        tf.shape(first),
+        tf.shape(other),
+        message="all inputs of a request need the same batch size",
+      )
+      for other in tensors[1:]
+    ]
     with tf.control_dependencies(checks):
       return [tf.identity(t) for t in tensors]
 
@@ -203,19 +247,27 @@ class Exporter:
     chunk = self.options["windows_per_call"]
     total = tf.shape(features["input_ids"])[0]
     names = sorted(outputs)
-    arrays = [tf.TensorArray(outputs[n][0], size=(total + chunk - 1) // chunk,
-                             infer_shape=False,
-                             element_shape=[None] + list(outputs[n][1]))
-              for n in names]
+    arrays = [
+      tf.TensorArray(
+        outputs[n][0],
+        size=(total + chunk - 1) // chunk,
+        infer_shape=False,
+        element_shape=[None] + list(outputs[n][1]),
+      )
+      for n in names
+    ]
 
     def step(i, *arrays):
-      part = {k: v[i * chunk:(i + 1) * chunk] for k, v in features.items()}
+      part = {k: v[i * chunk : (i + 1) * chunk] for k, v in features.items()}
       out = self.model(part, training=False)
-      return (i + 1,) + tuple(a.write(i, tf.cast(out[n], outputs[n][0]))
-                              for a, n in zip(arrays, names))
+      return (i + 1,) + tuple(
+        a.write(i, tf.cast(out[n], outputs[n][0]))
+        for a, n in zip(arrays, names)
+      )
 
-    results = tf.while_loop(lambda i, *_: i * chunk < total, step,
-                            [0] + arrays, parallel_iterations=1)[1:]
+    results = tf.while_loop(
+      lambda i, *_: i * chunk < total, step, [0] + arrays, parallel_iterations=1
+    )[1:]
     return {n: a.concat() for n, a in zip(names, results)}
 
   def signature(self, serve=None, shapes=None):
@@ -230,9 +282,12 @@ class Exporter:
     def serving_fn(*args):
       # Loaded signatures do not enforce the spec's shape, and a wrong rank
       # would crash tokenizer kernels: check it at run time.
-      args = [tf.ensure_shape(a, shapes[n], name="%s_must_be_%dd" %
-                              (n, len(shapes[n])))
-              for a, n in zip(args, names)]
+      args = [
+        tf.ensure_shape(
+          a, shapes[n], name="%s_must_be_%dd" % (n, len(shapes[n]))
+        )
+        for a, n in zip(args, names)
+      ]
       return float32_outputs(serve(**dict(zip(names, args))))
 
     return serving_fn.get_concrete_function()
@@ -250,27 +305,36 @@ class Exporter:
   def save(self, export_dir):
     """Writes the SavedModel; `export_dir` appears only when complete."""
     if os.path.exists(export_dir):
-      raise InputError("--export_dir=%s already exists (a SavedModel is "
-                       "never overwritten)" % export_dir)
+      raise InputError(
+        "--export_dir=%s already exists (a SavedModel is "
+        "never overwritten)" % export_dir
+      )
     parent = os.path.dirname(os.path.abspath(export_dir))
     tmp_dir = make_temp_dir(parent, ".export-")
     try:
-      tf.saved_model.save(self.saved_root(), tmp_dir,
-                          signatures=self.signatures())
+      tf.saved_model.save(
+        self.saved_root(), tmp_dir, signatures=self.signatures()
+      )
       os.makedirs(os.path.join(tmp_dir, "assets.extra"), exist_ok=True)
-      metadata = dict(self._metadata, options=self.options,
-                      inputs=list(self.input_names()),
-                      padded_outputs=self.PADDED_OUTPUTS)
+      metadata = dict(
+        self._metadata,
+        options=self.options,
+        inputs=list(self.input_names()),
+        padded_outputs=self.PADDED_OUTPUTS,
+      )
       with open(os.path.join(tmp_dir, METADATA_FILE), "w") as f:
         f.write(json.dumps(metadata, indent=2, sort_keys=True) + "\n")
       follow_umask(tmp_dir)  # TF's files: a serving user must read them.
       os.replace(tmp_dir, export_dir)
     except (OSError, tf.errors.OpError) as e:
       # Name the user's --export_dir, not the hidden folder it is built in.
-      why = (e.message if isinstance(e, tf.errors.OpError)
-             else e.strerror or str(e))
-      raise InputError("--export_dir=%s: %s" % (
-          export_dir, first_line(why).replace(tmp_dir, export_dir))) from e
+      why = (
+        e.message if isinstance(e, tf.errors.OpError) else e.strerror or str(e)
+      )
+      raise InputError(
+        "--export_dir=%s: %s"
+        % (export_dir, first_line(why).replace(tmp_dir, export_dir))
+      ) from e
     finally:
       shutil.rmtree(tmp_dir, ignore_errors=True)
     logging.info("wrote SavedModel %s", export_dir)

@@ -35,10 +35,17 @@ _NLI3 = ("contradiction", "entailment", "neutral")
 _NLI2 = ("entailment", "not_entailment")
 # task name -> (labels in label-id order, or None for regression; pairs?)
 TASK_LABELS = {
-    "cola": (_BINARY, False), "sst-2": (_BINARY, False),
-    "mrpc": (_BINARY, True), "sts-b": (None, True), "qqp": (_BINARY, True),
-    "mnli": (_NLI3, True), "mnli-mm": (_NLI3, True), "qnli": (_NLI2, True),
-    "rte": (_NLI2, True), "wnli": (_BINARY, True), "xnli": (_NLI3, True),
+  "cola": (_BINARY, False),
+  "sst-2": (_BINARY, False),
+  "mrpc": (_BINARY, True),
+  "sts-b": (None, True),
+  "qqp": (_BINARY, True),
+  "mnli": (_NLI3, True),
+  "mnli-mm": (_NLI3, True),
+  "qnli": (_NLI2, True),
+  "rte": (_NLI2, True),
+  "wnli": (_BINARY, True),
+  "xnli": (_NLI3, True),
 }
 
 
@@ -47,39 +54,57 @@ class ClassifierExporter(Exporter):
   """`run_classifier.py`'s model over raw text."""
 
   OPTIONS = (
-      Option("task_name", None, "classifier: a GLUE/XNLI task whose label "
-             "list (and pair-ness) to use: %s." % ", ".join(TASK_LABELS)),
-      LABELS,
-      LABELS_FILE,
-      Option("regression", False, "classifier: a one-score regression "
-             "model (like STS-B)."),
-      Option("text_b", None, "classifier/encoder: the signature also takes "
-             "text_b (default: true, false for single-text GLUE tasks).",
-             kind="bool"),
+    Option(
+      "task_name",
+      None,
+      "classifier: a GLUE/XNLI task whose label "
+      "list (and pair-ness) to use: %s." % ", ".join(TASK_LABELS),
+    ),
+    LABELS,
+    LABELS_FILE,
+    Option(
+      "regression",
+      False,
+      "classifier: a one-score regression model (like STS-B).",
+    ),
+    Option(
+      "text_b",
+      None,
+      "classifier/encoder: the signature also takes "
+      "text_b (default: true, false for single-text GLUE tasks).",
+      kind="bool",
+    ),
   )
 
   def resolve_options(self, options):
-    sources = [n for n in ("task_name", "labels", "labels_file", "regression")
-               if options[n]]
+    sources = [
+      n
+      for n in ("task_name", "labels", "labels_file", "regression")
+      if options[n]
+    ]
     if len(sources) != 1:
-      raise InputError("--task=classifier needs exactly one of --task_name, "
-                       "--labels, --labels_file and --regression (got %s)" %
-                       (", ".join("--" + n for n in sources) or "none"))
+      raise InputError(
+        "--task=classifier needs exactly one of --task_name, "
+        "--labels, --labels_file and --regression (got %s)"
+        % (", ".join("--" + n for n in sources) or "none")
+      )
     labels, pairs = options["labels"], True
     if options["task_name"]:
       name = options["task_name"].lower()
       if name not in TASK_LABELS:
-        raise InputError("--task_name=%s: no label list known; valid: %s "
-                         "(or give --labels)" %
-                         (options["task_name"], ", ".join(TASK_LABELS)))
+        raise InputError(
+          "--task_name=%s: no label list known; valid: %s "
+          "(or give --labels)" % (options["task_name"], ", ".join(TASK_LABELS))
+        )
       labels, pairs = TASK_LABELS[name]
     elif options["labels_file"]:
       labels = read_labels_file(options["labels_file"])
     if labels is not None:
       labels = list(labels)
       if len(labels) < 2 or len(set(labels)) != len(labels):
-        raise InputError("labels %s: need two or more distinct labels" %
-                         ",".join(labels))
+        raise InputError(
+          "labels %s: need two or more distinct labels" % ",".join(labels)
+        )
     text_b = pairs if options["text_b"] is None else options["text_b"]
     return dict(options, labels=labels, text_b=bool(text_b))
 
@@ -99,12 +124,14 @@ class ClassifierExporter(Exporter):
     # output (masked keys get exactly 0 attention), so it is cut: a short
     # single request runs on its own length, not max_seq_length.
     longest = tf.maximum(
-        tf.reduce_max(tf.reduce_sum(features["input_mask"], 1)), 1)
+      tf.reduce_max(tf.reduce_sum(features["input_mask"], 1)), 1
+    )
     features = {k: v[:, :longest] for k, v in features.items()}
     outputs = self.model(features, training=False)
     if self.labels is None:
       return {"predictions": outputs["predictions"]}
     probabilities = outputs["probabilities"]
-    label = tf.gather(tf.constant(self.labels),
-                      tf.argmax(probabilities, axis=-1))
+    label = tf.gather(
+      tf.constant(self.labels), tf.argmax(probabilities, axis=-1)
+    )
     return {"probabilities": probabilities, "label": label}

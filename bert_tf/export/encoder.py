@@ -25,8 +25,14 @@ from bert_tf.modeling.bert_encoder import BertEncoder
 class EncoderExporter(Exporter):
   """`BertEncoder` (what extract_features.py reads) over raw text."""
 
-  OPTIONS = (Option("text_b", None, "classifier/encoder: the signature "
-                    "also takes text_b (default: true).", kind="bool"),)
+  OPTIONS = (
+    Option(
+      "text_b",
+      None,
+      "classifier/encoder: the signature also takes text_b (default: true).",
+      kind="bool",
+    ),
+  )
 
   def resolve_options(self, options):
     return dict(options, text_b=options["text_b"] is not False)
@@ -44,9 +50,11 @@ class EncoderExporter(Exporter):
   def serve(self, text_a, text_b=None):
     features = self.encode(text_a, text_b)
     outputs = self.model(features, training=False)
-    result = {"pooled_output": outputs["pooled_output"],
-              "sequence_output": outputs["sequence_output"],
-              "input_mask": features["input_mask"]}
+    result = {
+      "pooled_output": outputs["pooled_output"],
+      "sequence_output": outputs["sequence_output"],
+      "input_mask": features["input_mask"],
+    }
     for i, layer in enumerate(outputs["encoder_outputs"]):
       result["layer_%d" % i] = layer
     return result

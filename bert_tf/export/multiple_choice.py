@@ -28,8 +28,12 @@ class MultipleChoiceExporter(Exporter):
   """`run_multiple_choice.py`'s model over raw text."""
 
   OPTIONS = (
-      Option("prefix", True, "multiple_choice: the signature takes `prefix` "
-             "(SWAG sent2) before each ending."),
+    Option(
+      "prefix",
+      True,
+      "multiple_choice: the signature takes `prefix` "
+      "(SWAG sent2) before each ending.",
+    ),
   )
 
   def build_model(self, config):
@@ -46,31 +50,41 @@ class MultipleChoiceExporter(Exporter):
   def serve(self, context, endings, prefix=None):
     features = self.encode_choices(context, endings, prefix)
     probabilities = self.model(features, training=False)["probabilities"]
-    return {"probabilities": probabilities,
-            "label": tf.argmax(probabilities, axis=-1)}
+    return {
+      "probabilities": probabilities,
+      "label": tf.argmax(probabilities, axis=-1),
+    }
 
   def encode_choices(self, context, endings, prefix=None):
     """Packed inputs [batch, choices, max_seq_length] (also the Python
     API's training features)."""
     shape = tf.shape(endings)
     checks = [
-        tf.debugging.assert_equal(
-            shape[0], tf.shape(context)[0],
-            message="endings needs one row of choices per context"),
-        tf.debugging.assert_positive(
-            shape[1], message="endings needs at least one choice")]
+      tf.debugging.assert_equal(
+        shape[0],
+        tf.shape(context)[0],
+        message="endings needs one row of choices per context",
+      ),
+      tf.debugging.assert_positive(
+        shape[1], message="endings needs at least one choice"
+      ),
+    ]
     if prefix is not None:
       context, prefix = self.check_batch([context, prefix])
       endings = tf.strings.join(
-          [tf.broadcast_to(prefix[:, None], shape), endings], separator=" ")
+        [tf.broadcast_to(prefix[:, None], shape), endings], separator=" "
+      )
     else:
       endings = tf.strings.join([" ", endings])  # "" + " " + ending
     with tf.control_dependencies(checks):
       context = tf.identity(context)
     # One packed input per choice, [batch * choices, max_seq_length].
-    first = tf.gather(self.tokenizer(context),
-                      tf.repeat(tf.range(shape[0]), shape[1]))
+    first = tf.gather(
+      self.tokenizer(context), tf.repeat(tf.range(shape[0]), shape[1])
+    )
     second = self.tokenizer(tf.reshape(endings, [-1]))
     features = self.tokenizer.pack([first, second], self.max_seq_length)
-    return {k: tf.reshape(v, [shape[0], shape[1], self.max_seq_length])
-            for k, v in features.items()}
+    return {
+      k: tf.reshape(v, [shape[0], shape[1], self.max_seq_length])
+      for k, v in features.items()
+    }

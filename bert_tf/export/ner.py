@@ -49,16 +49,21 @@ from bert_tf.tasks.tagging import check_feature_mode
 from bert_tf.tasks.tagging import TaggingModel
 
 # The code points Python's str.split() splits on.
-_PY_SPACE = (r"[\t\n\x0b\x0c\r\x1c-\x1f \x{85}\x{a0}\x{1680}\x{2000}-\x{200a}"
-             r"\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}]+")
+_PY_SPACE = (
+  r"[\t\n\x0b\x0c\r\x1c-\x1f \x{85}\x{a0}\x{1680}\x{2000}-\x{200a}"
+  r"\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}]+"
+)
 _WINDOW = tf.RaggedTensorSpec([None], tf.int32, ragged_rank=0)
 
 
 def _padded(outputs):
   """Ragged outputs padded: "" for strings, -1 for numbers."""
-  return {k: v.to_tensor("" if v.dtype == tf.string else -1)
-          if isinstance(v, tf.RaggedTensor) else v
-          for k, v in outputs.items()}
+  return {
+    k: v.to_tensor("" if v.dtype == tf.string else -1)
+    if isinstance(v, tf.RaggedTensor)
+    else v
+    for k, v in outputs.items()
+  }
 
 
 @register_exporter("ner")
@@ -67,34 +72,47 @@ class NerExporter(Exporter):
 
   INPUTS = ("text",)
   OPTIONS = (
-      LABELS,
-      LABELS_FILE,
-      Option("feature_mode", "fine_tune", "ner: the run's --feature_mode."),
-      Option("lstm_units", 768, "ner: the run's --lstm_units (feature "
-             "modes)."),
-      Option("document_context", False, "ner: the rows of a request are "
-             "the sentences of one document, in order, and fill each "
-             "other's windows as context (as run_ner.py "
-             "--document_context)."),
-      WINDOWS_PER_CALL,
+    LABELS,
+    LABELS_FILE,
+    Option("feature_mode", "fine_tune", "ner: the run's --feature_mode."),
+    Option("lstm_units", 768, "ner: the run's --lstm_units (feature modes)."),
+    Option(
+      "document_context",
+      False,
+      "ner: the rows of a request are "
+      "the sentences of one document, in order, and fill each "
+      "other's windows as context (as run_ner.py "
+      "--document_context).",
+    ),
+    WINDOWS_PER_CALL,
   )
-  PADDED_OUTPUTS = {"words": "num_words", "tags": "num_words",
-                    "entity_type": "num_entities",
-                    "entity_text": "num_entities",
-                    "entity_start": "num_entities",
-                    "entity_end": "num_entities"}
+  PADDED_OUTPUTS = {
+    "words": "num_words",
+    "tags": "num_words",
+    "entity_type": "num_entities",
+    "entity_text": "num_entities",
+    "entity_start": "num_entities",
+    "entity_end": "num_entities",
+  }
 
   def resolve_options(self, options):
     if bool(options["labels"]) == bool(options["labels_file"]):
-      raise InputError("--task=ner needs one of --labels and --labels_file "
-                       "(run_ner.py writes label_list.txt to its output_dir)")
+      raise InputError(
+        "--task=ner needs one of --labels and --labels_file "
+        "(run_ner.py writes label_list.txt to its output_dir)"
+      )
     labels = options["labels"] or read_labels_file(options["labels_file"])
     labels = [label.strip() for label in labels]
-    bad = [l for l in labels if l != "O" and not (
-        l[:2] in ("B-", "I-") and len(l) > 2)]
+    bad = [
+      l
+      for l in labels
+      if l != "O" and not (l[:2] in ("B-", "I-") and len(l) > 2)
+    ]
     if bad or "O" not in labels or len(set(labels)) != len(labels):
-      raise InputError("labels %s: need distinct IOB2 tags (O, B-TYPE, "
-                       "I-TYPE)" % ",".join(labels))
+      raise InputError(
+        "labels %s: need distinct IOB2 tags (O, B-TYPE, "
+        "I-TYPE)" % ",".join(labels)
+      )
     for name in ("lstm_units", "windows_per_call"):
       if options[name] < 1:
         raise InputError("--%s=%d: must be positive" % (name, options[name]))
@@ -103,39 +121,50 @@ class NerExporter(Exporter):
   def build_model(self, config):
     self._unk_id = vocab_tokens(self.tokenizer.vocab_file).index("[UNK]")
     check_feature_mode(self.options["feature_mode"], config.num_hidden_layers)
-    return TaggingModel(config, len(self.options["labels"]),
-                        self.options["feature_mode"],
-                        self.options["lstm_units"])
+    return TaggingModel(
+      config,
+      len(self.options["labels"]),
+      self.options["feature_mode"],
+      self.options["lstm_units"],
+    )
 
   def signatures(self):
-    return {"serving_default": self.signature(),
-            "tag_words": self.signature(self.serve_words,
-                                        {"words": [None, None]})}
+    return {
+      "serving_default": self.signature(),
+      "tag_words": self.signature(self.serve_words, {"words": [None, None]}),
+    }
 
   def serve(self, text):
-    text = tf.strings.unicode_transcode(text, "UTF-8", "UTF-8",
-                                        errors="ignore")
+    text = tf.strings.unicode_transcode(text, "UTF-8", "UTF-8", errors="ignore")
     words = tf_text.regex_split(text, _PY_SPACE, "")
     found = self._tag(words)
     del found["first_word"], found["last_word"]
     return _padded(dict(found, words=words))
 
   def serve_words(self, words):
-    words = tf.strings.unicode_transcode(words, "UTF-8", "UTF-8",
-                                         errors="ignore")
+    words = tf.strings.unicode_transcode(
+      words, "UTF-8", "UTF-8", errors="ignore"
+    )
     real = tf.not_equal(words, "")
     column = tf.boolean_mask(
-        tf.broadcast_to(tf.range(tf.shape(words)[1]), tf.shape(words)), real)
+      tf.broadcast_to(tf.range(tf.shape(words)[1]), tf.shape(words)), real
+    )
     found = self._tag(tf.ragged.boolean_mask(words, real))
-    outputs = {"words": words,
-               "tags": tf.tensor_scatter_nd_update(
-                   tf.fill(tf.shape(words), ""), tf.where(real),
-                   found.pop("tags").flat_values)}
+    outputs = {
+      "words": words,
+      "tags": tf.tensor_scatter_nd_update(
+        tf.fill(tf.shape(words), ""),
+        tf.where(real),
+        found.pop("tags").flat_values,
+      ),
+    }
     # Word indices -> the columns of `words` they came from.
     outputs["entity_start"] = found.pop("entity_start").with_flat_values(
-        tf.gather(column, found.pop("first_word")))
+      tf.gather(column, found.pop("first_word"))
+    )
     outputs["entity_end"] = found.pop("entity_end").with_flat_values(
-        tf.gather(column, found.pop("last_word")) + 1)
+      tf.gather(column, found.pop("last_word")) + 1
+    )
     outputs.update(found)
     return _padded(outputs)
 
@@ -154,43 +183,58 @@ class NerExporter(Exporter):
       first, last = first_last[0], first_last[1]
       if self.options["document_context"]:  # the batch is the document
         return sentence_windows(flat_counts, capacity, first, last)
-      starts, ends, owner = sentence_windows(flat_counts[first:last],
-                                             capacity)
+      starts, ends, owner = sentence_windows(flat_counts[first:last], capacity)
       return starts + first, ends + first, owner
 
     # Window starts and ends are flat word indices of the whole batch.
     starts, ends, owner = tf.map_fn(
-        windows, tf.cast(tf.stack([counts.row_starts(), counts.row_limits()],
-                                  1), tf.int32),
-        fn_output_signature=(_WINDOW,) * 3)
+      windows,
+      tf.cast(
+        tf.stack([counts.row_starts(), counts.row_limits()], 1), tf.int32
+      ),
+      fn_output_signature=(_WINDOW,) * 3,
+    )
     piece_at = tf.concat([[0], tf.cumsum(flat_counts)], 0)
     window_start = tf.gather(piece_at, starts.flat_values)
     window_end = tf.gather(piece_at, ends.flat_values)
-    window_ids = tf.gather(pieces.flat_values,
-                           tf.ragged.range(window_start, window_end))
+    window_ids = tf.gather(
+      pieces.flat_values, tf.ragged.range(window_start, window_end)
+    )
     features = self.tokenizer.pack([window_ids], self.max_seq_length)
     predictions = self.model_outputs(
-        features, {"predictions": (tf.int32, [self.max_seq_length])})
-    window = tf.cast(tf.gather(starts.row_starts(), counts.value_rowids()),
-                     tf.int32) + owner.flat_values
+      features, {"predictions": (tf.int32, [self.max_seq_length])}
+    )
+    window = (
+      tf.cast(tf.gather(starts.row_starts(), counts.value_rowids()), tf.int32)
+      + owner.flat_values
+    )
     # [CLS] comes first: a word's first piece is 1 + pieces before it.
     position = 1 + piece_at[:-1] - tf.gather(window_start, window)
-    label_ids = tf.gather_nd(predictions["predictions"],
-                             tf.stack([window, position], axis=1))
+    label_ids = tf.gather_nd(
+      predictions["predictions"], tf.stack([window, position], axis=1)
+    )
     tags = words.with_flat_values(
-        tf.gather(tf.constant(self.options["labels"]), label_ids))
+      tf.gather(tf.constant(self.options["labels"]), label_ids)
+    )
     first, end, kind = entities(tags)
-    row_start = tf.cast(tf.gather(words.row_starts(), kind.value_rowids()),
-                        tf.int32)
+    row_start = tf.cast(
+      tf.gather(words.row_starts(), kind.value_rowids()), tf.int32
+    )
     first_word = first.flat_values + row_start
     last_word = end.flat_values - 1 + row_start
     text = tf.strings.reduce_join(
-        tf.gather(words.flat_values,
-                  tf.ragged.range(first_word, last_word + 1)),
-        axis=1, separator=" ")
-    return {"tags": tags, "num_words": tf.cast(words.row_lengths(), tf.int32),
-            "entity_type": kind, "entity_text": kind.with_flat_values(text),
-            "entity_start": first, "entity_end": end,
-            "num_entities": tf.cast(kind.row_lengths(), tf.int32),
-            "first_word": first_word, "last_word": last_word}
-
+      tf.gather(words.flat_values, tf.ragged.range(first_word, last_word + 1)),
+      axis=1,
+      separator=" ",
+    )
+    return {
+      "tags": tags,
+      "num_words": tf.cast(words.row_lengths(), tf.int32),
+      "entity_type": kind,
+      "entity_text": kind.with_flat_values(text),
+      "entity_start": first,
+      "entity_end": end,
+      "num_entities": tf.cast(kind.row_lengths(), tf.int32),
+      "first_word": first_word,
+      "last_word": last_word,
+    }

@@ -33,9 +33,12 @@ class PretrainingExporter(Exporter):
 
   INPUTS = ("text_a", "text_b")
   OPTIONS = (
-      Option("top_k", 5, "pretraining: word pieces returned per [MASK]."),
-      Option("max_predictions_per_seq", 20, "pretraining: [MASK] positions "
-             "predicted per sequence (the first ones)."),
+    Option("top_k", 5, "pretraining: word pieces returned per [MASK]."),
+    Option(
+      "max_predictions_per_seq",
+      20,
+      "pretraining: [MASK] positions predicted per sequence (the first ones).",
+    ),
   )
 
   def resolve_options(self, options):
@@ -47,12 +50,15 @@ class PretrainingExporter(Exporter):
   def build_model(self, config):
     self._tokens = vocab_tokens(self.tokenizer.vocab_file)
     if _MASK not in self._tokens:
-      raise InputError("%s: the vocab has no %s token" %
-                       (self.tokenizer.vocab_file, _MASK))
+      raise InputError(
+        "%s: the vocab has no %s token" % (self.tokenizer.vocab_file, _MASK)
+      )
     self._mask_id = self._tokens.index(_MASK)
     if self.options["top_k"] > config.vocab_size:
-      raise InputError("--top_k=%d: over the vocab size %d" %
-                       (self.options["top_k"], config.vocab_size))
+      raise InputError(
+        "--top_k=%d: over the vocab size %d"
+        % (self.options["top_k"], config.vocab_size)
+      )
     return PretrainingModel(config)
 
   def _tokenize(self, texts):
@@ -62,37 +68,44 @@ class PretrainingExporter(Exporter):
     # A mask id follows every piece but the last of its text.
     row_lengths = pieces.row_lengths()
     not_last = tf.cast(
-        tf.ragged.range(row_lengths).flat_values <
-        tf.gather(row_lengths, pieces.value_rowids()) - 1, tf.int64)
+      tf.ragged.range(row_lengths).flat_values
+      < tf.gather(row_lengths, pieces.value_rowids()) - 1,
+      tf.int64,
+    )
     mask = tf.RaggedTensor.from_row_lengths(
-        tf.fill([tf.reduce_sum(not_last)], self._mask_id), not_last)
+      tf.fill([tf.reduce_sum(not_last)], self._mask_id), not_last
+    )
     with_masks = tf.concat([ids, mask], axis=1)
     return tf.RaggedTensor.from_row_lengths(
-        with_masks.values, tf.math.segment_sum(with_masks.row_lengths(),
-                                               pieces.value_rowids()))
+      with_masks.values,
+      tf.math.segment_sum(with_masks.row_lengths(), pieces.value_rowids()),
+    )
 
   def serve(self, text_a, text_b):
     text_a, text_b = self.check_batch([text_a, text_b])
-    features = self.tokenizer.pack([self._tokenize(text_a),
-                                    self._tokenize(text_b)],
-                                   self.max_seq_length)
+    features = self.tokenizer.pack(
+      [self._tokenize(text_a), self._tokenize(text_b)], self.max_seq_length
+    )
     num = self.options["max_predictions_per_seq"]
     where = tf.where(tf.equal(features["input_ids"], self._mask_id))
     positions = tf.RaggedTensor.from_value_rowids(
-        tf.cast(where[:, 1], tf.int32), where[:, 0],
-        nrows=tf.shape(text_a, out_type=tf.int64)[0])[:, :num]
+      tf.cast(where[:, 1], tf.int32),
+      where[:, 0],
+      nrows=tf.shape(text_a, out_type=tf.int64)[0],
+    )[:, :num]
     used = tf.sequence_mask(positions.row_lengths(), num)
     positions = positions.to_tensor(0, shape=[None, num])
-    outputs = self.model(dict(features, masked_lm_positions=positions),
-                         training=False)
-    log_probs, ids = tf.math.top_k(outputs["masked_lm_log_probs"],
-                                   self.options["top_k"])
+    outputs = self.model(
+      dict(features, masked_lm_positions=positions), training=False
+    )
+    log_probs, ids = tf.math.top_k(
+      outputs["masked_lm_log_probs"], self.options["top_k"]
+    )
     used_k = tf.broadcast_to(used[:, :, None], tf.shape(ids))
     return {
-        "mask_positions": tf.where(used, positions, -1),
-        "top_k_ids": tf.where(used_k, ids, -1),
-        "top_k_tokens": tf.where(used_k, tf.gather(self._tokens, ids), ""),
-        "top_k_log_probs": tf.where(used_k, log_probs, 0.0),
-        "next_sentence_probabilities": tf.exp(
-            outputs["next_sentence_log_probs"]),
+      "mask_positions": tf.where(used, positions, -1),
+      "top_k_ids": tf.where(used_k, ids, -1),
+      "top_k_tokens": tf.where(used_k, tf.gather(self._tokens, ids), ""),
+      "top_k_log_probs": tf.where(used_k, log_probs, 0.0),
+      "next_sentence_probabilities": tf.exp(outputs["next_sentence_log_probs"]),
     }

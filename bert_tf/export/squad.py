@@ -47,27 +47,39 @@ class SquadExporter(Exporter):
   INPUTS = ("question", "context")
   DEFAULT_MAX_SEQ_LENGTH = 384
   OPTIONS = (
-      Option("doc_stride", 128, "squad: stride between context windows."),
-      Option("max_query_length", 64, "squad: question tokens kept."),
-      Option("max_answer_length", 30, "squad: longest answer, in tokens."),
-      Option("n_best_size", 20, "squad: start/end candidates per window."),
-      Option("version_2_with_negative", False, "squad: SQuAD 2.0 model "
-             "(may answer nothing)."),
-      Option("null_score_diff_threshold", 0.0, "squad v2: answer nothing "
-             "when null score - best score exceeds this."),
-      WINDOWS_PER_CALL,
+    Option("doc_stride", 128, "squad: stride between context windows."),
+    Option("max_query_length", 64, "squad: question tokens kept."),
+    Option("max_answer_length", 30, "squad: longest answer, in tokens."),
+    Option("n_best_size", 20, "squad: start/end candidates per window."),
+    Option(
+      "version_2_with_negative",
+      False,
+      "squad: SQuAD 2.0 model (may answer nothing).",
+    ),
+    Option(
+      "null_score_diff_threshold",
+      0.0,
+      "squad v2: answer nothing when null score - best score exceeds this.",
+    ),
+    WINDOWS_PER_CALL,
   )
 
   def resolve_options(self, options):
-    for name in ("doc_stride", "max_query_length", "max_answer_length",
-                 "n_best_size", "windows_per_call"):
+    for name in (
+      "doc_stride",
+      "max_query_length",
+      "max_answer_length",
+      "n_best_size",
+      "windows_per_call",
+    ):
       if options[name] < 1:
         raise InputError("--%s=%d: must be positive" % (name, options[name]))
     if options["max_query_length"] + 3 >= self.max_seq_length:
       raise InputError(
-          "--max_query_length=%d leaves no room for the context in "
-          "--max_seq_length=%d" % (options["max_query_length"],
-                                   self.max_seq_length))
+        "--max_query_length=%d leaves no room for the context in "
+        "--max_seq_length=%d"
+        % (options["max_query_length"], self.max_seq_length)
+      )
     return options
 
   def build_model(self, config):
@@ -81,49 +93,78 @@ class SquadExporter(Exporter):
     opts = self.options
     question, context = self.check_batch([question, context])
     # Bad bytes go first, so offsets refer to the text that is read.
-    context = tf.strings.unicode_transcode(context, "UTF-8", "UTF-8",
-                                           errors="ignore")
+    context = tf.strings.unicode_transcode(
+      context, "UTF-8", "UTF-8", errors="ignore"
+    )
     doc = squad_spans.split_context(context, self.tokenizer)
-    query = self.tokenizer(question)[:, :opts["max_query_length"]]
+    query = self.tokenizer(question)[:, : opts["max_query_length"]]
     windows = squad_spans.doc_windows(
-        query.row_lengths(), doc["ids"].row_lengths(), self.max_seq_length,
-        opts["doc_stride"])
+      query.row_lengths(),
+      doc["ids"].row_lengths(),
+      self.max_seq_length,
+      opts["doc_stride"],
+    )
     example, start = windows["example"], windows["start"]
     doc_rows = doc["ids"].row_starts()
-    window_ids = tf.gather(doc["ids"].flat_values, tf.ragged.range(
+    window_ids = tf.gather(
+      doc["ids"].flat_values,
+      tf.ragged.range(
         tf.gather(doc_rows, example) + start,
-        tf.gather(doc_rows, example) + start + windows["length"]))
+        tf.gather(doc_rows, example) + start + windows["length"],
+      ),
+    )
     window_query = tf.gather(query, example)
     windows["query_length"] = window_query.row_lengths()
-    return doc, windows, self.tokenizer.pack([window_query, window_ids],
-                                             self.max_seq_length)
+    return (
+      doc,
+      windows,
+      self.tokenizer.pack([window_query, window_ids], self.max_seq_length),
+    )
 
   def serve(self, question, context):
     opts = self.options
     doc, windows, features = self.encode_windows(question, context)
     start = windows["start"]
-    logits = self.model_outputs(features, {
+    logits = self.model_outputs(
+      features,
+      {
         name: (tf.float32, [self.max_seq_length])
-        for name in ("start_logits", "end_logits")})
+        for name in ("start_logits", "end_logits")
+      },
+    )
     doc_offsets = windows["query_length"] + 2  # after [CLS] q [SEP]
     max_overlap = math.ceil(self.max_seq_length / opts["doc_stride"]) + 1
     is_max, in_doc = squad_spans.max_context(
-        windows, doc_offsets, self.max_seq_length, max_overlap)
+      windows, doc_offsets, self.max_seq_length, max_overlap
+    )
     best = squad_spans.best_spans(
-        logits["start_logits"], logits["end_logits"], is_max, in_doc,
-        windows["counts"], opts["n_best_size"], opts["max_answer_length"])
+      logits["start_logits"],
+      logits["end_logits"],
+      is_max,
+      in_doc,
+      windows["counts"],
+      opts["n_best_size"],
+      opts["max_answer_length"],
+    )
 
     to_token = lambda position: (
-        tf.gather(squad_spans.pad_rows(start), best["window"]) + position -
-        tf.gather(squad_spans.pad_rows(doc_offsets), best["window"]))
+      tf.gather(squad_spans.pad_rows(start), best["window"])
+      + position
+      - tf.gather(squad_spans.pad_rows(doc_offsets), best["window"])
+    )
     answer, start_char, end_char = squad_text.final_text(
-        doc, to_token(best["start"]), to_token(best["end"]), self._tokens,
-        self.tokenizer.do_lower_case)
+      doc,
+      to_token(best["start"]),
+      to_token(best["end"]),
+      self._tokens,
+      self.tokenizer.do_lower_case,
+    )
     found, score = best["found"], best["score"]
     outputs = {}
     if opts["version_2_with_negative"]:
       null_score = squad_spans.null_scores(
-          logits["start_logits"], logits["end_logits"], windows["counts"])
+        logits["start_logits"], logits["end_logits"], windows["counts"]
+      )
       if opts["n_best_size"] == 1:
         # A one-entry n-best that is the null answer has no non-null entry.
         found &= score >= null_score
@@ -133,10 +174,12 @@ class SquadExporter(Exporter):
       missing = ""
     else:
       missing = "empty"  # the original's answer when no span is valid
-    outputs.update({
+    outputs.update(
+      {
         "answer": tf.where(found, answer, missing),
         "start_char": tf.where(found, start_char, -1),
         "end_char": tf.where(found, end_char, -1),
         "score": score,
-    })
+      }
+    )
     return outputs

@@ -47,14 +47,20 @@ def _spec(names):
 
 def encode(encoder, inputs, training):
   """The TF Hub encoder outputs of our `BertEncoder`."""
-  outputs = encoder({"input_ids": inputs["input_word_ids"],
-                     "input_mask": inputs["input_mask"],
-                     "segment_ids": inputs["input_type_ids"]},
-                    training=training)
-  return {"pooled_output": outputs["pooled_output"],
-          "sequence_output": outputs["sequence_output"],
-          "encoder_outputs": list(outputs["encoder_outputs"]),
-          "default": outputs["pooled_output"]}
+  outputs = encoder(
+    {
+      "input_ids": inputs["input_word_ids"],
+      "input_mask": inputs["input_mask"],
+      "segment_ids": inputs["input_type_ids"],
+    },
+    training=training,
+  )
+  return {
+    "pooled_output": outputs["pooled_output"],
+    "sequence_output": outputs["sequence_output"],
+    "encoder_outputs": list(outputs["encoder_outputs"]),
+    "default": outputs["pooled_output"],
+  }
 
 
 def _callable(fn, names):
@@ -73,13 +79,17 @@ class _MaskedLM(tf.train.Checkpoint):
 
     def call(inputs, training):
       outputs = encode(encoder, inputs, training)
-      outputs["mlm_logits"] = head(outputs["sequence_output"],
-                                   inputs["masked_lm_positions"])
+      outputs["mlm_logits"] = head(
+        outputs["sequence_output"], inputs["masked_lm_positions"]
+      )
       return outputs
 
     self.__call__ = _callable(call, INPUTS + ("masked_lm_positions",))
-    set_reusable(self, encoder.variables + head.variables,
-                 encoder.trainable_variables + head.trainable_variables)
+    set_reusable(
+      self,
+      encoder.variables + head.variables,
+      encoder.trainable_variables + head.trainable_variables,
+    )
 
 
 class TfHubEncoder(tf.train.Checkpoint):
@@ -88,10 +98,12 @@ class TfHubEncoder(tf.train.Checkpoint):
   def __init__(self, encoder, vocab_file, do_lower_case, mlm_head=None):
     super().__init__()
     self.vocab_file = tf.saved_model.Asset(vocab_file)
-    self.do_lower_case = tf.Variable(bool(do_lower_case), trainable=False,
-                                     name="do_lower_case")
-    self.__call__ = _callable(lambda x, training: encode(encoder, x, training),
-                              INPUTS)
+    self.do_lower_case = tf.Variable(
+      bool(do_lower_case), trainable=False, name="do_lower_case"
+    )
+    self.__call__ = _callable(
+      lambda x, training: encode(encoder, x, training), INPUTS
+    )
     set_reusable(self, encoder.variables, encoder.trainable_variables)
     if mlm_head is not None:
       self.mlm = _MaskedLM(encoder, mlm_head)
@@ -118,11 +130,16 @@ class TfHubEncoderExporter(TfHubExporter):
   INPUTS = INPUTS
   DEFAULT_MAX_SEQ_LENGTH = None  # any input length the model takes
 
-  def __init__(self, config, vocab_file, do_lower_case, max_seq_length,
-               options=None):
-    super().__init__(config, vocab_file, do_lower_case,
-                     max_seq_length or config.max_position_embeddings,
-                     options)
+  def __init__(
+    self, config, vocab_file, do_lower_case, max_seq_length, options=None
+  ):
+    super().__init__(
+      config,
+      vocab_file,
+      do_lower_case,
+      max_seq_length or config.max_position_embeddings,
+      options,
+    )
 
   def build_model(self, config):
     self.config = config
@@ -141,12 +158,17 @@ class TfHubEncoderExporter(TfHubExporter):
     if MaskedLMHead.TF1_MARKER in checkpoint_io.checkpoint_shapes(prefix):
       self.mlm_head = MaskedLMHead(self.config, self.model.embedding_table)
     super().restore(checkpoint)
-    self.root = TfHubEncoder(self.model, self.tokenizer.vocab_file,
-                             self.tokenizer.do_lower_case, self.mlm_head)
+    self.root = TfHubEncoder(
+      self.model,
+      self.tokenizer.vocab_file,
+      self.tokenizer.do_lower_case,
+      self.mlm_head,
+    )
     # The original name of each variable, for the import (Keras 3 names
     # are not unique: every layer has its "kernel").
-    self.root.tf1_variables = {n: v.value
-                               for n, v in self.tf1_variables().items()}
+    self.root.tf1_variables = {
+      n: v.value for n, v in self.tf1_variables().items()
+    }
     self._metadata["mlm"] = self.mlm_head is not None
 
   def signatures(self):

@@ -43,16 +43,20 @@ def pack_segments(segments, seq_length, cls_id, sep_id):
   segment its [SEP] (an empty second segment included) and trim all
   segments round-robin, whatever their number.
   """
-  segments = [s.merge_dims(-2, -1) if s.ragged_rank == 2 else s
-              for s in segments]
-  trimmed = text.RoundRobinTrimmer(
-      seq_length - len(segments) - 1).trim(segments)
+  segments = [
+    s.merge_dims(-2, -1) if s.ragged_rank == 2 else s for s in segments
+  ]
+  trimmed = text.RoundRobinTrimmer(seq_length - len(segments) - 1).trim(
+    segments
+  )
   ids, type_ids = text.combine_segments(trimmed, cls_id, sep_id)
   word_ids, mask = text.pad_model_inputs(ids, seq_length)
   type_ids, _ = text.pad_model_inputs(type_ids, seq_length)
-  return {"input_word_ids": tf.cast(word_ids, tf.int32),
-          "input_mask": tf.cast(mask, tf.int32),
-          "input_type_ids": tf.cast(type_ids, tf.int32)}
+  return {
+    "input_word_ids": tf.cast(word_ids, tf.int32),
+    "input_mask": tf.cast(mask, tf.int32),
+    "input_type_ids": tf.cast(type_ids, tf.int32),
+  }
 
 
 class _PackInputs(tf.train.Checkpoint):
@@ -72,9 +76,14 @@ class _PackInputs(tf.train.Checkpoint):
     for ragged_rank in (1, 2):
       for num_segments in (1, 2):
         call.get_concrete_function(
-            [tf.RaggedTensorSpec([None] * (ragged_rank + 1), tf.int32,
-                                 ragged_rank=ragged_rank)] * num_segments,
-            seq_length=tf.TensorSpec([], tf.int32))
+          [
+            tf.RaggedTensorSpec(
+              [None] * (ragged_rank + 1), tf.int32, ragged_rank=ragged_rank
+            )
+          ]
+          * num_segments,
+          seq_length=tf.TensorSpec([], tf.int32),
+        )
 
 
 class TfHubPreprocessor(tf.train.Checkpoint):
@@ -84,15 +93,21 @@ class TfHubPreprocessor(tf.train.Checkpoint):
     super().__init__()
     self.tokenizer = tokenizer  # tracks the vocab it tokenizes with
     self.vocab_file = tf.saved_model.Asset(tokenizer.vocab_file)
-    self.bert_pack_inputs = _PackInputs(tokenizer.cls_id, tokenizer.sep_id,
-                                        seq_length)
-    self.tokenize = tf.function(tokenizer.word_pieces,
-                                input_signature=[_STRINGS])
+    self.bert_pack_inputs = _PackInputs(
+      tokenizer.cls_id, tokenizer.sep_id, seq_length
+    )
+    self.tokenize = tf.function(
+      tokenizer.word_pieces, input_signature=[_STRINGS]
+    )
 
     @tf.function(input_signature=[_STRINGS])
     def call(sentences):
-      return pack_segments([tokenizer.word_pieces(sentences)], seq_length,
-                           tokenizer.cls_id, tokenizer.sep_id)
+      return pack_segments(
+        [tokenizer.word_pieces(sentences)],
+        seq_length,
+        tokenizer.cls_id,
+        tokenizer.sep_id,
+      )
 
     self.__call__ = call
 
@@ -105,19 +120,24 @@ class TfHubPreprocessExporter(TfHubExporter):
   NEEDS_CHECKPOINT = False
   INPUTS = ("sentences",)
 
-  def __init__(self, config, vocab_file, do_lower_case, max_seq_length,
-               options=None):
+  def __init__(
+    self, config, vocab_file, do_lower_case, max_seq_length, options=None
+  ):
     del config, options  # a preprocessor has neither
     if max_seq_length < 3:
-      raise InputError("--max_seq_length=%d: too short for [CLS] x [SEP]" %
-                       max_seq_length)
+      raise InputError(
+        "--max_seq_length=%d: too short for [CLS] x [SEP]" % max_seq_length
+      )
     self.max_seq_length = max_seq_length
     self.options = {}
     self.tokenizer = TfTextTokenizer(vocab_file, do_lower_case)
     self.root = TfHubPreprocessor(self.tokenizer, max_seq_length)
-    self._metadata = {"task": self.NAME, "max_seq_length": max_seq_length,
-                      "do_lower_case": bool(do_lower_case),
-                      "vocab_file": vocab_file}
+    self._metadata = {
+      "task": self.NAME,
+      "max_seq_length": max_seq_length,
+      "do_lower_case": bool(do_lower_case),
+      "vocab_file": vocab_file,
+    }
 
   def restore(self, checkpoint):
     del checkpoint  # no weights

@@ -12,11 +12,11 @@ config (TF-free) does not load Keras.
 import importlib
 
 _EXPORTS = {
-    "BertConfig": "bert_tf.modeling.bert_config",
-    "BertEncoder": "bert_tf.modeling.bert_encoder",
-    "BertEmbeddings": "bert_tf.modeling.bert_embeddings",
-    "TransformerBlock": "bert_tf.modeling.transformer_block",
-    "get_activation": "bert_tf.modeling.activations",
+  "BertConfig": "bert_tf.modeling.bert_config",
+  "BertEncoder": "bert_tf.modeling.bert_encoder",
+  "BertEmbeddings": "bert_tf.modeling.bert_embeddings",
+  "TransformerBlock": "bert_tf.modeling.transformer_block",
+  "get_activation": "bert_tf.modeling.activations",
 }
 
 

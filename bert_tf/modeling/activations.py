@@ -25,12 +25,12 @@ def gelu_exact(x):
 
 
 _ACTIVATIONS = {
-    "linear": None,
-    "": None,
-    "relu": keras.ops.relu,
-    "gelu": gelu,
-    "gelu_exact": gelu_exact,
-    "tanh": keras.ops.tanh,
+  "linear": None,
+  "": None,
+  "relu": keras.ops.relu,
+  "gelu": gelu,
+  "gelu_exact": gelu_exact,
+  "tanh": keras.ops.tanh,
 }
 
 
@@ -39,6 +39,8 @@ def get_activation(name):
   if name is None:
     return None
   if not isinstance(name, str) or name.lower() not in _ACTIVATIONS:
-    raise InputError("unsupported hidden_act %r (expected one of: %s)" %
-                     (name, ", ".join(k for k in _ACTIVATIONS if k)))
+    raise InputError(
+      "unsupported hidden_act %r (expected one of: %s)"
+      % (name, ", ".join(k for k in _ACTIVATIONS if k))
+    )
   return _ACTIVATIONS[name.lower()]

@@ -20,26 +20,31 @@ class BertEmbeddings(keras.layers.Layer):
     super().__init__(**kwargs)
     self.config = config
     self.layer_norm = layer_utils.layer_norm("LayerNorm", self.dtype_policy)
-    self.dropout = layer_utils.dropout(config.hidden_dropout_prob,
-                                       self.dtype_policy)
+    self.dropout = layer_utils.dropout(
+      config.hidden_dropout_prob, self.dtype_policy
+    )
     self.build(None)
 
   def build(self, input_shape):
     del input_shape  # All shapes come from the config.
     c = self.config
     init = layer_utils.create_initializer(c.initializer_range)
+
     # autocast=False: under a mixed policy only the gathered rows are cast,
     # not the whole [V, H] table each step (and the three are summed in
     # float32).
     def table(rows, name):
-      return self.add_weight(shape=(rows, c.hidden_size), initializer=init,
-                             name=name, autocast=False)
+      return self.add_weight(
+        shape=(rows, c.hidden_size), initializer=init, name=name, autocast=False
+      )
 
     self.word_embeddings = table(c.vocab_size, "word_embeddings")
-    self.token_type_embeddings = table(c.type_vocab_size,
-                                       "token_type_embeddings")
-    self.position_embeddings = table(c.max_position_embeddings,
-                                     "position_embeddings")
+    self.token_type_embeddings = table(
+      c.type_vocab_size, "token_type_embeddings"
+    )
+    self.position_embeddings = table(
+      c.max_position_embeddings, "position_embeddings"
+    )
     self.layer_norm.build((None, None, c.hidden_size))
 
   def call(self, input_ids, segment_ids, training=False):
@@ -50,17 +55,19 @@ class BertEmbeddings(keras.layers.Layer):
       seq_length = keras.ops.shape(input_ids)[1]
     x = keras.ops.take(self.word_embeddings, input_ids, axis=0)
     x = x + keras.ops.take(self.token_type_embeddings, segment_ids, axis=0)
-    positions = keras.ops.slice(self.position_embeddings, (0, 0),
-                                (seq_length, self.config.hidden_size))
+    positions = keras.ops.slice(
+      self.position_embeddings, (0, 0), (seq_length, self.config.hidden_size)
+    )
     x = keras.ops.cast(x + positions[None], self.compute_dtype)
     return self.dropout(self.layer_norm(x), training=training)
 
   def tf1_variables(self, prefix="bert/embeddings"):
     names = {
-        prefix + "/word_embeddings": self.word_embeddings,
-        prefix + "/token_type_embeddings": self.token_type_embeddings,
-        prefix + "/position_embeddings": self.position_embeddings,
+      prefix + "/word_embeddings": self.word_embeddings,
+      prefix + "/token_type_embeddings": self.token_type_embeddings,
+      prefix + "/position_embeddings": self.position_embeddings,
     }
     names.update(
-        layer_utils.layer_norm_variables(prefix + "/LayerNorm", self.layer_norm))
+      layer_utils.layer_norm_variables(prefix + "/LayerNorm", self.layer_norm)
+    )
     return names

@@ -40,8 +40,9 @@ class BertEncoder(keras.Model):
       # list Keras wraps, so the blocks would be missing from checkpoints.
       setattr(self, "layer_%d" % i, block)
       self.blocks.append(block)
-    self.pooler = layer_utils.dense(config, config.hidden_size, "pooler",
-                                    policy, activation="tanh")
+    self.pooler = layer_utils.dense(
+      config, config.hidden_size, "pooler", policy, activation="tanh"
+    )
     self.pooler.build((None, config.hidden_size))
     self.built = True
 
@@ -58,8 +59,9 @@ class BertEncoder(keras.Model):
     segment_ids = inputs.get("segment_ids")
     if segment_ids is None:
       segment_ids = keras.ops.zeros_like(input_ids)
-    embedding_output = self.embeddings(input_ids, segment_ids,
-                                       training=training)
+    embedding_output = self.embeddings(
+      input_ids, segment_ids, training=training
+    )
     adder = layer_utils.additive_attention_mask(input_mask, "float32")
     x = embedding_output
     encoder_outputs, attentions = [], []
@@ -71,10 +73,10 @@ class BertEncoder(keras.Model):
         x = block(x, adder, training=training)
       encoder_outputs.append(x)
     outputs = {
-        "sequence_output": x,
-        "pooled_output": self.pooler(x[:, 0, :]),
-        "encoder_outputs": encoder_outputs,
-        "embedding_output": embedding_output,
+      "sequence_output": x,
+      "pooled_output": self.pooler(x[:, 0, :]),
+      "encoder_outputs": encoder_outputs,
+      "embedding_output": embedding_output,
     }
     if output_attentions:  # softmax probabilities, float32, before dropout
       outputs["attentions"] = attentions
@@ -86,8 +88,9 @@ class BertEncoder(keras.Model):
     above do (again, for gradual unfreezing); 0 freezes nothing. An encoder
     frozen as a whole (feature-based NER) stays frozen."""
     if not 0 <= num_layers <= len(self.blocks):
-      raise ValueError("must be between 0 and the model's %d layers" %
-                       len(self.blocks))
+      raise ValueError(
+        "must be between 0 and the model's %d layers" % len(self.blocks)
+      )
     for i, layer in enumerate([self.embeddings] + self.blocks):
       layer.trainable = self.trainable and (not num_layers or i > num_layers)
 
@@ -97,5 +100,6 @@ class BertEncoder(keras.Model):
     for i, block in enumerate(self.blocks):
       names.update(block.tf1_variables("%s/encoder/layer_%d" % (prefix, i)))
     names.update(
-        layer_utils.dense_variables(prefix + "/pooler/dense", self.pooler))
+      layer_utils.dense_variables(prefix + "/pooler/dense", self.pooler)
+    )
     return names

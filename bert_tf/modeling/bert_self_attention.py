@@ -37,24 +37,28 @@ class BertSelfAttention(keras.layers.Layer):
     super().__init__(**kwargs)
     if config.hidden_size % config.num_attention_heads:
       raise InputError(
-          "hidden_size %d is not a multiple of num_attention_heads %d" %
-          (config.hidden_size, config.num_attention_heads))
+        "hidden_size %d is not a multiple of num_attention_heads %d"
+        % (config.hidden_size, config.num_attention_heads)
+      )
     self.num_heads = config.num_attention_heads
     self.head_size = config.hidden_size // config.num_attention_heads
     policy = self.dtype_policy
     self.query = layer_utils.dense(config, config.hidden_size, "query", policy)
     self.key = layer_utils.dense(config, config.hidden_size, "key", policy)
     self.value = layer_utils.dense(config, config.hidden_size, "value", policy)
-    self.dropout = layer_utils.dropout(config.attention_probs_dropout_prob,
-                                       policy)
+    self.dropout = layer_utils.dropout(
+      config.attention_probs_dropout_prob, policy
+    )
     for layer in (self.query, self.key, self.value):
       layer.build((None, config.hidden_size))
 
-  def call(self, x, attention_adder, batch, seq, training=False,
-           return_probs=False):
-    q, k, v = (keras.ops.reshape(layer(x), (batch, seq, self.num_heads,
-                                            self.head_size))
-               for layer in (self.query, self.key, self.value))
+  def call(
+    self, x, attention_adder, batch, seq, training=False, return_probs=False
+  ):
+    q, k, v = (
+      keras.ops.reshape(layer(x), (batch, seq, self.num_heads, self.head_size))
+      for layer in (self.query, self.key, self.value)
+    )
     # Predicting, the scale multiplies the scores, where grappler fuses
     # BatchMatMul * scale + adder into one oneDNN kernel
     # (`_MklFusedBatchMatMulV2`: no pass of its own adds the mask). BERT-Base
@@ -71,11 +75,19 @@ class BertSelfAttention(keras.layers.Layer):
     # its gradient as XLA kernels whose mask is a hash (no [B, A, S, S]
     # mask drawn or stored).
     fused = training and self.dropout.rate and not return_probs
-    logits = self._logits(scores, attention_adder, scale,
-                          float32=(training or return_probs) and not fused)
+    logits = self._logits(
+      scores,
+      attention_adder,
+      scale,
+      float32=(training or return_probs) and not fused,
+    )
     if fused:
-      probs = keras.ops.cast(xla_fused.dropout_of_softmax(
-          logits, self.dropout.next_seed(), self.dropout.rate), x.dtype)
+      probs = keras.ops.cast(
+        xla_fused.dropout_of_softmax(
+          logits, self.dropout.next_seed(), self.dropout.rate
+        ),
+        x.dtype,
+      )
     else:
       softmax = keras.ops.softmax(logits, axis=-1)
       probs = self.dropout(keras.ops.cast(softmax, x.dtype), training=training)
@@ -106,7 +118,10 @@ class BertSelfAttention(keras.layers.Layer):
 
   def tf1_variables(self, prefix):
     names = {}
-    for name, layer in (("query", self.query), ("key", self.key),
-                        ("value", self.value)):
+    for name, layer in (
+      ("query", self.query),
+      ("key", self.key),
+      ("value", self.value),
+    ):
       names.update(layer_utils.dense_variables(prefix + "/" + name, layer))
     return names

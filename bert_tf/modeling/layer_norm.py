@@ -34,8 +34,10 @@ from tensorflow.python.util import _pywrap_util_port  # pylint: disable=g-direct
 
 @functools.cache
 def _fusable():
-  return (_pywrap_util_port.IsMklEnabled() and
-          not tf.config.list_physical_devices("GPU"))
+  return (
+    _pywrap_util_port.IsMklEnabled()
+    and not tf.config.list_physical_devices("GPU")
+  )
 
 
 def fusable_layer_norm(x, gamma, beta, epsilon):
@@ -43,14 +45,21 @@ def fusable_layer_norm(x, gamma, beta, epsilon):
   TensorFlow's oneDNN build runs as one kernel (see the module doc)."""
   shape = tf.shape(x)
   rows = tf.compat.v1.placeholder_with_default(
-      tf.reduce_prod(shape[:-1], keepdims=True), [1])
+    tf.reduce_prod(shape[:-1], keepdims=True), [1]
+  )
   normalized = tf.raw_ops.FusedBatchNormV3(
-      x=tf.reshape(x, tf.concat([[1], rows, shape[-1:], [1]], 0)),
-      scale=tf.fill(rows, 1.0), offset=tf.fill(rows, 0.0),
-      mean=tf.constant([], tf.float32), variance=tf.constant([], tf.float32),
-      epsilon=epsilon, data_format="NCHW", is_training=True).y
-  return (tf.cast(beta, x.dtype) +
-          tf.reshape(normalized, shape) * tf.cast(gamma, x.dtype))
+    x=tf.reshape(x, tf.concat([[1], rows, shape[-1:], [1]], 0)),
+    scale=tf.fill(rows, 1.0),
+    offset=tf.fill(rows, 0.0),
+    mean=tf.constant([], tf.float32),
+    variance=tf.constant([], tf.float32),
+    epsilon=epsilon,
+    data_format="NCHW",
+    is_training=True,
+  ).y
+  return tf.cast(beta, x.dtype) + tf.reshape(normalized, shape) * tf.cast(
+    gamma, x.dtype
+  )
 
 
 class LayerNorm(keras.layers.LayerNormalization):
@@ -59,7 +68,11 @@ class LayerNorm(keras.layers.LayerNormalization):
 
   def call(self, inputs, training=False):
     # The kernel's ranks and types; float16 keeps Keras' float32 math.
-    if (training or not _fusable() or not 2 <= len(inputs.shape) <= 3 or
-        inputs.dtype not in (tf.float32, tf.bfloat16)):
+    if (
+      training
+      or not _fusable()
+      or not 2 <= len(inputs.shape) <= 3
+      or inputs.dtype not in (tf.float32, tf.bfloat16)
+    ):
       return super().call(inputs)
     return fusable_layer_norm(inputs, self.gamma, self.beta, self.epsilon)

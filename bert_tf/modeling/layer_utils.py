@@ -23,11 +23,12 @@ def create_initializer(initializer_range):
 def dense(config, units, name, policy, activation=None):
   """A Dense layer with the original's kernel init and zero bias."""
   return keras.layers.Dense(
-      units,
-      activation=activation,
-      kernel_initializer=create_initializer(config.initializer_range),
-      name=name,
-      dtype=policy)
+    units,
+    activation=activation,
+    kernel_initializer=create_initializer(config.initializer_range),
+    name=name,
+    dtype=policy,
+  )
 
 
 def keep_mask(shape, rate, seed):
@@ -42,8 +43,12 @@ def keep_mask(shape, rate, seed):
   shape = tf.convert_to_tensor(shape, tf.int32)
   last = shape[-1]
   bits = tf.random.stateless_uniform(
-      tf.concat([shape[:-1], [(last + 1) // 2]], 0), seed, minval=None,
-      maxval=None, dtype=tf.uint32)
+    tf.concat([shape[:-1], [(last + 1) // 2]], 0),
+    seed,
+    minval=None,
+    maxval=None,
+    dtype=tf.uint32,
+  )
   halves = tf.bitcast(bits, tf.uint16)  # [..., ceil(last / 2), 2]
   halves = tf.reshape(halves, tf.concat([shape[:-1], [-1]], 0))[..., :last]
   return halves >= int(round(rate * 65536))
@@ -71,13 +76,13 @@ def hashed_keep_mask(shape, rate, seed):
   since the seed generator advances only the second by 1 per draw).
   """
   words = tf.bitcast(tf.cast(seed, tf.int32), tf.uint32)
-  k0 = _fmix32(tf.bitwise.bitwise_xor(_fmix32(words[0] + 0x9E3779B9),
-                                      words[1]))
+  k0 = _fmix32(tf.bitwise.bitwise_xor(_fmix32(words[0] + 0x9E3779B9), words[1]))
   k1 = _fmix32(k0 + 0x7F4A7C15)
   index = tf.range(tf.reduce_prod(shape), dtype=tf.int32)
   h = tf.bitcast(index, tf.uint32) * 0x9E3779B9
-  h = _fmix32(tf.bitwise.bitwise_xor(_fmix32(tf.bitwise.bitwise_xor(h, k0)),
-                                     k1))
+  h = _fmix32(
+    tf.bitwise.bitwise_xor(_fmix32(tf.bitwise.bitwise_xor(h, k0)), k1)
+  )
   keep = h >= tf.constant(min(int(round(rate * 2**32)), 2**32 - 1), tf.uint32)
   return tf.reshape(keep, shape)
 
@@ -90,8 +95,9 @@ class Dropout(keras.layers.Dropout):
     """The next int32 [2] seed (advances the layer's generator)."""
     # The generator's int64 state as an int32 seed, as Keras' own draws
     # fold it (XLA takes int32 seeds only).
-    return tf.cast(tf.math.floormod(self.seed_generator.next(),
-                                    tf.int32.max - 1), tf.int32)
+    return tf.cast(
+      tf.math.floormod(self.seed_generator.next(), tf.int32.max - 1), tf.int32
+    )
 
   def keep(self, shape):
     """The next bool keep mask of `shape` (advances the layer's seed)."""
@@ -116,6 +122,7 @@ def _matmul_dx_first(x, kernel):
     dx = tf.matmul(dy, kernel, transpose_b=True)
     with tf.control_dependencies([dx]):
       return dx, tf.matmul(x, dy, transpose_a=True)
+
   return tf.matmul(x, kernel), grad
 
 

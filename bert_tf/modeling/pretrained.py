@@ -32,9 +32,11 @@ def load_tf1_model(config, ckpt_prefix):
   """
   prefix = checkpoint_io.resolve_checkpoint(ckpt_prefix)
   encoder, heads = build_model_for_variables(
-      config, checkpoint_io.checkpoint_shapes(prefix))
+    config, checkpoint_io.checkpoint_shapes(prefix)
+  )
   report = checkpoint_io.init_from_checkpoint(
-      prefix, checkpoint_io.tf1_name_map(encoder, **heads))
+    prefix, checkpoint_io.tf1_name_map(encoder, **heads)
+  )
   checkpoint_io.require_encoder_loaded(report, prefix)
   return encoder, heads, report
 
@@ -51,8 +53,15 @@ def load_hf_model(model_dir):
   shapes = {name: value.shape for name, value in arrays.items()}
   encoder, heads = build_model_for_variables(config, shapes)
   report = checkpoint_io.assign_arrays(
-      checkpoint_io.tf1_name_map(encoder, **heads), shapes,
-      arrays.__getitem__, model_dir)
+    checkpoint_io.tf1_name_map(encoder, **heads),
+    shapes,
+    arrays.__getitem__,
+    model_dir,
+  )
   checkpoint_io.require_encoder_loaded(report, model_dir)
-  return config, encoder, heads, report._replace(
-      checkpoint_only=sorted(report.checkpoint_only + unused))
+  return (
+    config,
+    encoder,
+    heads,
+    report._replace(checkpoint_only=sorted(report.checkpoint_only + unused)),
+  )

@@ -28,13 +28,20 @@ class TransformerBlock(keras.layers.Layer):
     self.attention_output = layer_utils.dense(config, h, "dense", policy)
     self.attention_layer_norm = layer_utils.layer_norm("LayerNorm", policy)
     self.intermediate = layer_utils.dense(
-        config, i, "intermediate_dense", policy,
-        activation=get_activation(config.hidden_act))
+      config,
+      i,
+      "intermediate_dense",
+      policy,
+      activation=get_activation(config.hidden_act),
+    )
     self.output_dense = layer_utils.dense(config, h, "output_dense", policy)
     self.output_layer_norm = layer_utils.layer_norm("output_LayerNorm", policy)
     self.dropout = layer_utils.dropout(config.hidden_dropout_prob, policy)
-    for layer, width in ((self.attention_output, h), (self.intermediate, h),
-                         (self.output_dense, i)):
+    for layer, width in (
+      (self.attention_output, h),
+      (self.intermediate, h),
+      (self.output_dense, i),
+    ):
       layer.build((None, width))
     for layer in (self.attention_layer_norm, self.output_layer_norm):
       layer.build((None, h))
@@ -45,16 +52,24 @@ class TransformerBlock(keras.layers.Layer):
     # oneDNN from fusing MatMul + BiasAdd (+ GELU when predicting).
     shape = keras.ops.shape(x)
     flat = keras.ops.reshape(x, (-1, x.shape[-1]))
-    outputs = self.attention(flat, attention_adder, batch=shape[0],
-                             seq=shape[1], training=training,
-                             return_probs=return_attention)
+    outputs = self.attention(
+      flat,
+      attention_adder,
+      batch=shape[0],
+      seq=shape[1],
+      training=training,
+      return_probs=return_attention,
+    )
     context, probs = outputs if return_attention else (outputs, None)
     if training:  # the same function, its element-wise work fused by XLA
-      a = self._fused_output(self.attention_output, context, flat,
-                             self.attention_layer_norm)
+      a = self._fused_output(
+        self.attention_output, context, flat, self.attention_layer_norm
+      )
       h = xla_fused.bias_activation(
-          layer_utils.matmul_dx_first(a, self.intermediate.kernel),
-          self.intermediate.bias, self.intermediate.activation)
+        layer_utils.matmul_dx_first(a, self.intermediate.kernel),
+        self.intermediate.bias,
+        self.intermediate.activation,
+      )
       y = self._fused_output(self.output_dense, h, a, self.output_layer_norm)
     else:
       a = self.attention_layer_norm(self.attention_output(context) + flat)
@@ -70,19 +85,24 @@ class TransformerBlock(keras.layers.Layer):
     y = layer_utils.matmul_dx_first(x, dense.kernel)
     rate = self.dropout.rate
     seed = self.dropout.next_seed() if rate else None
-    return xla_fused.bias_dropout_add_norm(y, dense.bias, seed, residual,
-                                           norm.gamma, norm.beta,
-                                           norm.epsilon, rate)
+    return xla_fused.bias_dropout_add_norm(
+      y, dense.bias, seed, residual, norm.gamma, norm.beta, norm.epsilon, rate
+    )
 
   def tf1_variables(self, prefix):
     """Original names under `prefix` (e.g. `bert/encoder/layer_0`)."""
     names = self.attention.tf1_variables(prefix + "/attention/self")
-    for scope, layer in (("attention/output/dense", self.attention_output),
-                         ("intermediate/dense", self.intermediate),
-                         ("output/dense", self.output_dense)):
+    for scope, layer in (
+      ("attention/output/dense", self.attention_output),
+      ("intermediate/dense", self.intermediate),
+      ("output/dense", self.output_dense),
+    ):
       names.update(layer_utils.dense_variables(prefix + "/" + scope, layer))
-    for scope, layer in (("attention/output/LayerNorm",
-                          self.attention_layer_norm),
-                         ("output/LayerNorm", self.output_layer_norm)):
-      names.update(layer_utils.layer_norm_variables(prefix + "/" + scope, layer))
+    for scope, layer in (
+      ("attention/output/LayerNorm", self.attention_layer_norm),
+      ("output/LayerNorm", self.output_layer_norm),
+    ):
+      names.update(
+        layer_utils.layer_norm_variables(prefix + "/" + scope, layer)
+      )
     return names

@@ -71,6 +71,7 @@ def _bias_activation(fn):
     wide = _wide(x)
     y = wide + tf.cast(bias, wide.dtype)
     return tf.cast(y if fn is None else fn(y), x.dtype)
+
   return fused(bias_activation)
 
 
@@ -86,15 +87,17 @@ def _bias_dropout_add_norm(epsilon, rate):
     y = wide + tf.cast(bias, wide.dtype)
     if seed:
       y = layer_utils.apply_keep(
-          y, layer_utils.hashed_keep_mask(tf.shape(y), rate, seed[0]), rate)
+        y, layer_utils.hashed_keep_mask(tf.shape(y), rate, seed[0]), rate
+      )
     y = keras.ops.layer_normalization(
-        y + tf.cast(residual, wide.dtype), gamma, beta, epsilon=epsilon)
+      y + tf.cast(residual, wide.dtype), gamma, beta, epsilon=epsilon
+    )
     return tf.cast(y, x.dtype)
+
   return fused(bias_dropout_add_norm)
 
 
-def bias_dropout_add_norm(x, bias, seed, residual, gamma, beta, epsilon,
-                          rate):
+def bias_dropout_add_norm(x, bias, seed, residual, gamma, beta, epsilon, rate):
   """LayerNorm(dropout(x + bias) + residual) with gamma/beta; dropout keeps
   `hashed_keep_mask(shape, rate, seed)` (seed None: no dropout), scaled by
   1/(1-rate)."""
@@ -110,24 +113,28 @@ def _dropout_of_softmax(rate):
   once), which took 9 ms on [8, 12, 384, 384] against 20 ms for XLA's. The
   dropout is an XLA kernel, and so is the gradient, written out from the
   saved probabilities: dz = p * (g - sum(g * p)), g = dropout(dy)."""
+
   @tf.function(jit_compile=True, autograph=False)
   def forward(probs, seed):
     keep = layer_utils.hashed_keep_mask(tf.shape(probs), rate, seed)
-    return tf.cast(layer_utils.apply_keep(_wide(probs), keep, rate),
-                   probs.dtype)
+    return tf.cast(
+      layer_utils.apply_keep(_wide(probs), keep, rate), probs.dtype
+    )
 
   @tf.function(jit_compile=True, autograph=False)
   def backward(probs, seed, dy):
     keep = layer_utils.hashed_keep_mask(tf.shape(probs), rate, seed)
     p = _wide(probs)
     g = layer_utils.apply_keep(tf.cast(dy, p.dtype), keep, rate)
-    return tf.cast(p * (g - tf.reduce_sum(g * p, -1, keepdims=True)),
-                   probs.dtype)
+    return tf.cast(
+      p * (g - tf.reduce_sum(g * p, -1, keepdims=True)), probs.dtype
+    )
 
   @tf.custom_gradient
   def op(logits, seed):
     probs = tf.nn.softmax(logits)
     return forward(probs, seed), lambda dy: (backward(probs, seed, dy), None)
+
   return op
 
 

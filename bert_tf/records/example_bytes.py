@@ -29,8 +29,8 @@ def varint(n):
   """Protobuf base-128 varint of an int64 (negatives as two's complement)."""
   n = operator.index(n) & _UINT64
   out = bytearray()
-  while n > 0x7f:
-    out.append((n & 0x7f) | 0x80)
+  while n > 0x7F:
+    out.append((n & 0x7F) | 0x80)
     n >>= 7
   out.append(n)
   return bytes(out)
@@ -70,8 +70,9 @@ def _length_delimited(tag, payload):
 
 def _entry(name, feature):
   """A `Features.feature` map entry: name -> Feature."""
-  entry = (_length_delimited(b"\x0a", name.encode("utf-8")) +
-           _length_delimited(b"\x12", feature))
+  entry = _length_delimited(b"\x0a", name.encode("utf-8")) + _length_delimited(
+    b"\x12", feature
+  )
   return _length_delimited(b"\x0a", entry)
 
 
@@ -79,9 +80,10 @@ def _entry(name, feature):
 def entry_header(name, dtype, size):
   """The bytes of a map entry that precede its `size` packed value bytes."""
   tag = b"\x1a" if dtype == INT64 else b"\x12"  # Feature.int64/float_list
-  entry = _entry(name, _length_delimited(
-      tag, _length_delimited(b"\x0a", bytes(size))))
-  return entry[:len(entry) - size]
+  entry = _entry(
+    name, _length_delimited(tag, _length_delimited(b"\x0a", bytes(size)))
+  )
+  return entry[: len(entry) - size]
 
 
 def pack_float32(values):
@@ -99,7 +101,7 @@ def unpack_int64(packed):
   values = []
   value = shift = 0
   for byte in packed:
-    value |= (byte & 0x7f) << shift
+    value |= (byte & 0x7F) << shift
     if byte < 0x80:
       values.append(value - (1 << 64) if value >> 63 else value)
       value = shift = 0

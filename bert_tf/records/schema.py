@@ -52,8 +52,10 @@ class Field(collections.namedtuple("Field", ["name", "dtype", "length"])):
 
   def __new__(cls, name, dtype, length=None):
     if dtype not in (INT64, FLOAT32):
-      raise ValueError("field %s: dtype must be %s or %s, not %r" %
-                       (name, INT64, FLOAT32, dtype))
+      raise ValueError(
+        "field %s: dtype must be %s or %s, not %r"
+        % (name, INT64, FLOAT32, dtype)
+      )
     return super().__new__(cls, name, dtype, length)
 
 
@@ -92,8 +94,10 @@ class Schema:
       if name in values:
         packed, count = _packed(dtype, length, values[name])
         if count != field.size:
-          raise ValueError("field %s: %d values, the schema says %s" %
-                           (name, count, length or "a scalar"))
+          raise ValueError(
+            "field %s: %d values, the schema says %s"
+            % (name, count, length or "a scalar")
+          )
         out.append(eb.entry_header(name, dtype, len(packed)))
         out.append(packed)
     return b"".join(out)
@@ -103,14 +107,19 @@ class Schema:
     missing = [name for name in self.names if name not in values]
     extra = sorted(set(values) - set(self.names))
     if missing or extra:
-      raise ValueError("record fields: missing %s, unknown %s" %
-                       (missing, extra))
+      raise ValueError(
+        "record fields: missing %s, unknown %s" % (missing, extra)
+      )
     return eb.example_bytes([self.entries(values)])
 
   def parse_spec(self, omit=()):
     """{name: tf.io.FixedLenFeature} for `tf.io.parse_single_example`;
     fields in `omit` are left out (written but not read)."""
     import tensorflow as tf  # pylint: disable=g-import-not-at-top
+
     dtypes = {INT64: tf.int64, FLOAT32: tf.float32}
-    return {f.name: tf.io.FixedLenFeature(f.shape, dtypes[f.dtype])
-            for f in self.fields if f.name not in omit}
+    return {
+      f.name: tf.io.FixedLenFeature(f.shape, dtypes[f.dtype])
+      for f in self.fields
+      if f.name not in omit
+    }

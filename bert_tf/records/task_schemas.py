@@ -34,8 +34,10 @@ from bert_tf.records.schema import Schema
 
 
 def _sequences(seq_length):
-  return [Field(name, INT64, seq_length)
-          for name in ("input_ids", "input_mask", "segment_ids")]
+  return [
+    Field(name, INT64, seq_length)
+    for name in ("input_ids", "input_mask", "segment_ids")
+  ]
 
 
 def squad_schema(max_seq_length, is_training):
@@ -43,39 +45,56 @@ def squad_schema(max_seq_length, is_training):
   `is_impossible`; its FeatureWriter writes it for training."""
   fields = [Field("unique_ids", INT64)] + _sequences(max_seq_length)
   if is_training:
-    fields += [Field(name, INT64) for name in
-               ("start_positions", "end_positions", "is_impossible")]
+    fields += [
+      Field(name, INT64)
+      for name in ("start_positions", "end_positions", "is_impossible")
+    ]
   return Schema(fields)
 
 
 def classifier_schema(max_seq_length, is_regression=False, num_labels=None):
   """run_classifier.py records; regression tasks write float labels,
   multi-label ones (new; `num_labels` set) a 0/1 vector over the labels."""
-  return Schema(_sequences(max_seq_length) + [
+  return Schema(
+    _sequences(max_seq_length)
+    + [
       Field("label_ids", FLOAT32 if is_regression else INT64, num_labels),
-      Field("is_real_example", INT64)])
+      Field("is_real_example", INT64),
+    ]
+  )
 
 
 def pretraining_schema(max_seq_length, max_predictions_per_seq):
   """create_pretraining_data.py records."""
-  return Schema(_sequences(max_seq_length) + [
+  return Schema(
+    _sequences(max_seq_length)
+    + [
       Field("masked_lm_positions", INT64, max_predictions_per_seq),
       Field("masked_lm_ids", INT64, max_predictions_per_seq),
       Field("masked_lm_weights", FLOAT32, max_predictions_per_seq),
-      Field("next_sentence_labels", INT64, 1)])
+      Field("next_sentence_labels", INT64, 1),
+    ]
+  )
 
 
 def tagging_schema(max_seq_length):
   """run_ner.py records: one tag per word piece, weighted where scored."""
-  return Schema(_sequences(max_seq_length) + [
+  return Schema(
+    _sequences(max_seq_length)
+    + [
       Field("label_ids", INT64, max_seq_length),
-      Field("label_weights", FLOAT32, max_seq_length)])
+      Field("label_weights", FLOAT32, max_seq_length),
+    ]
+  )
 
 
 def multiple_choice_schema(num_choices, max_seq_length):
   """run_multiple_choice.py records: every choice of an example."""
   shape = (num_choices, max_seq_length)
-  return Schema([Field(name, INT64, shape) for name in
-                 ("input_ids", "input_mask", "segment_ids")] + [
-                     Field("label_ids", INT64),
-                     Field("is_real_example", INT64)])
+  return Schema(
+    [
+      Field(name, INT64, shape)
+      for name in ("input_ids", "input_mask", "segment_ids")
+    ]
+    + [Field("label_ids", INT64), Field("is_real_example", INT64)]
+  )

@@ -48,8 +48,12 @@ def frame_records(records):
   parts = []
   for record in records:
     length = _pack_length(len(record))
-    parts += [length, _masked(_crc32c(length)), record,
-              _masked(_crc32c(record))]
+    parts += [
+      length,
+      _masked(_crc32c(length)),
+      record,
+      _masked(_crc32c(record)),
+    ]
   return b"".join(parts)
 
 
@@ -133,15 +137,19 @@ def check_framing(path):
       f.seek(offset)
       header = f.read(_HEADER)
       if len(header) < _HEADER:
-        return count, ("cut inside the header of record %d (byte %d of %d; "
-                       "a truncated file?)" % (count + 1, offset, size))
+        return count, (
+          "cut inside the header of record %d (byte %d of %d; "
+          "a truncated file?)" % (count + 1, offset, size)
+        )
       if _masked(_crc32c(header[:8])) != header[8:]:
-        return count, ("record %d has a damaged length (byte %d)" %
-                       (count + 1, offset))
+        return count, (
+          "record %d has a damaged length (byte %d)" % (count + 1, offset)
+        )
       offset += _HEADER + struct.unpack("<Q", header[:8])[0] + _FOOTER
       if offset > size:
-        return count, ("cut inside record %d (it needs %d bytes, the file "
-                       "has %d; a truncated file?)" % (count + 1, offset,
-                                                       size))
+        return count, (
+          "cut inside record %d (it needs %d bytes, the file "
+          "has %d; a truncated file?)" % (count + 1, offset, size)
+        )
       count += 1
   return count, None

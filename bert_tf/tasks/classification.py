@@ -30,14 +30,22 @@ from bert_tf.tasks.base import TaskModel
 def feature_spec(seq_length, is_regression=False, num_labels=None):
   """`run_classifier.file_based_input_fn_builder`'s spec (`num_labels` for
   multi-label records)."""
-  return task_schemas.classifier_schema(seq_length, is_regression,
-                                        num_labels).parse_spec()
+  return task_schemas.classifier_schema(
+    seq_length, is_regression, num_labels
+  ).parse_spec()
+
 
 class ClassifierModel(TaskModel):
   """Sequence(-pair) classifier or regressor over a classifier feature dict."""
 
-  def __init__(self, config, num_labels, multi_label=False,
-               name="classifier_model", **kwargs):
+  def __init__(
+    self,
+    config,
+    num_labels,
+    multi_label=False,
+    name="classifier_model",
+    **kwargs,
+  ):
     super().__init__(config, name=name, **kwargs)
     self.num_labels = num_labels
     self.multi_label = multi_label
@@ -63,17 +71,23 @@ class ClassifierModel(TaskModel):
       outputs["probabilities"] = tf.nn.softmax(logits, axis=-1)
     if "label_ids" in features:
       outputs["per_example_loss"] = self._per_example_loss(
-          logits, features["label_ids"])
+        logits, features["label_ids"]
+      )
     return outputs
 
   def _per_example_loss(self, logits, label_ids):
     if self.is_regression:
       return tf.square(logits[:, 0] - tf.cast(label_ids, logits.dtype))
     if self.multi_label:
-      return tf.reduce_mean(tf.nn.sigmoid_cross_entropy_with_logits(
-          labels=tf.cast(label_ids, logits.dtype), logits=logits), axis=-1)
+      return tf.reduce_mean(
+        tf.nn.sigmoid_cross_entropy_with_logits(
+          labels=tf.cast(label_ids, logits.dtype), logits=logits
+        ),
+        axis=-1,
+      )
     return tf.nn.sparse_softmax_cross_entropy_with_logits(
-        labels=tf.cast(label_ids, tf.int32), logits=logits)
+      labels=tf.cast(label_ids, tf.int32), logits=logits
+    )
 
 
 def batch_loss(features, outputs):
@@ -103,5 +117,7 @@ class ClassificationTask(Task):
   def feature_spec(self, is_training):
     del is_training  # Every split has labels (zeros on the test set).
     return feature_spec(
-        self.max_seq_length, self.num_labels == 1,
-        self.num_labels if self.multi_label else None)
+      self.max_seq_length,
+      self.num_labels == 1,
+      self.num_labels if self.multi_label else None,
+    )

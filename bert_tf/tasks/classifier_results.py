@@ -34,13 +34,21 @@ def metric_names(task_name, is_regression, multi_labels=None):
   if multi_labels:
     names = glue_metrics.multi_label_metric_names(multi_labels)
   else:
-    names = ["eval_" + name for name in
-             glue_metrics.metric_names(task_name, is_regression)]
+    names = [
+      "eval_" + name
+      for name in glue_metrics.metric_names(task_name, is_regression)
+    ]
   return names + ["eval_loss", "loss"]
 
 
-def eval_results(task_name, rows, eval_batch_size, is_regression,
-                 global_step, multi_labels=None):
+def eval_results(
+  task_name,
+  rows,
+  eval_batch_size,
+  is_regression,
+  global_step,
+  multi_labels=None,
+):
   """The metrics of eval_results.txt.
 
   * `eval_loss`: mean per-example loss over the real rows (weighted mean of
@@ -60,16 +68,22 @@ def eval_results(task_name, rows, eval_batch_size, is_regression,
   real = _column(rows, "is_real_example") != 0
   scores, labels = _scores(rows, is_regression), _column(rows, "label_ids")
   if multi_labels:
-    results = glue_metrics.multi_label_metrics(scores, labels, multi_labels,
-                                               real)
+    results = glue_metrics.multi_label_metrics(
+      scores, labels, multi_labels, real
+    )
   else:
-    results = glue_metrics.compute_metrics(task_name, scores, labels, real,
-                                           is_regression=is_regression)
-  batch_losses = [losses[i:i + eval_batch_size].mean()
-                  for i in range(0, len(losses), eval_batch_size)]
-  results.update(eval_loss=float(losses[real].mean()),
-                 loss=float(np.mean(batch_losses)),
-                 global_step=int(global_step))
+    results = glue_metrics.compute_metrics(
+      task_name, scores, labels, real, is_regression=is_regression
+    )
+  batch_losses = [
+    losses[i : i + eval_batch_size].mean()
+    for i in range(0, len(losses), eval_batch_size)
+  ]
+  results.update(
+    eval_loss=float(losses[real].mean()),
+    loss=float(np.mean(batch_losses)),
+    global_step=int(global_step),
+  )
   return results
 
 

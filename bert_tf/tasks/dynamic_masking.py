@@ -43,22 +43,31 @@ _SPECIAL_TOKENS = ("[CLS]", "[SEP]", "[MASK]")
 def unmasked_input_ids(features):
   """`input_ids` [B, S] with the masked-LM labels written back in place."""
   positions = tf.cast(features["masked_lm_positions"], tf.int32)
-  rows = tf.broadcast_to(tf.range(tf.shape(positions)[0])[:, None],
-                         tf.shape(positions))
+  rows = tf.broadcast_to(
+    tf.range(tf.shape(positions)[0])[:, None], tf.shape(positions)
+  )
   real = features["masked_lm_weights"] > 0
   indices = tf.boolean_mask(tf.stack([rows, positions], -1), real)
   labels = tf.boolean_mask(features["masked_lm_ids"], real)
   input_ids = features["input_ids"]
-  return tf.tensor_scatter_nd_update(input_ids, indices,
-                                     tf.cast(labels, input_ids.dtype))
+  return tf.tensor_scatter_nd_update(
+    input_ids, indices, tf.cast(labels, input_ids.dtype)
+  )
 
 
 class DynamicMasking:
   """Maps a batch of pre-training features to a newly masked batch."""
 
-  def __init__(self, vocab_size, cls_id, sep_id, mask_id,
-               max_predictions_per_seq, masked_lm_prob=0.15,
-               continuation_ids=None):
+  def __init__(
+    self,
+    vocab_size,
+    cls_id,
+    sep_id,
+    mask_id,
+    max_predictions_per_seq,
+    masked_lm_prob=0.15,
+    continuation_ids=None,
+  ):
     """`continuation_ids`: the ids of the "##" pieces; given, whole words
     are masked."""
     self.max_predictions_per_seq = max_predictions_per_seq
@@ -67,29 +76,45 @@ class DynamicMasking:
     self._continuation = None
     if continuation_ids is not None:
       self._continuation = tf.scatter_nd(
-          tf.reshape(tf.constant(continuation_ids, tf.int64), [-1, 1]),
-          tf.ones([len(continuation_ids)], tf.bool), [vocab_size])
+        tf.reshape(tf.constant(continuation_ids, tf.int64), [-1, 1]),
+        tf.ones([len(continuation_ids)], tf.bool),
+        [vocab_size],
+      )
     self._selector = tf_text.RandomItemSelector(
-        max_selections_per_batch=max_predictions_per_seq,
-        selection_rate=masked_lm_prob, unselectable_ids=[cls_id, sep_id])
+      max_selections_per_batch=max_predictions_per_seq,
+      selection_rate=masked_lm_prob,
+      unselectable_ids=[cls_id, sep_id],
+    )
     self._chooser = tf_text.MaskValuesChooser(
-        vocab_size, mask_id, mask_token_rate=0.8, random_token_rate=0.1)
+      vocab_size, mask_id, mask_token_rate=0.8, random_token_rate=0.1
+    )
 
   @classmethod
-  def from_vocab_file(cls, vocab_file, max_predictions_per_seq,
-                      masked_lm_prob=0.15, whole_word_mask=False):
+  def from_vocab_file(
+    cls,
+    vocab_file,
+    max_predictions_per_seq,
+    masked_lm_prob=0.15,
+    whole_word_mask=False,
+  ):
     """Special-token ids looked up by string, as the original does."""
     vocab = tokenization.load_vocab(vocab_file)
     missing = [t for t in _SPECIAL_TOKENS if t not in vocab]
     if missing:
-      raise InputError("--vocab_file=%s has no %s token" %
-                       (vocab_file, missing[0]))
+      raise InputError(
+        "--vocab_file=%s has no %s token" % (vocab_file, missing[0])
+      )
     ids = [vocab[t] for t in _SPECIAL_TOKENS]
     continuation = None
     if whole_word_mask:
       continuation = [i for t, i in vocab.items() if t.startswith("##")]
-    return cls(len(vocab), *ids, max_predictions_per_seq=max_predictions_per_seq,
-               masked_lm_prob=masked_lm_prob, continuation_ids=continuation)
+    return cls(
+      len(vocab),
+      *ids,
+      max_predictions_per_seq=max_predictions_per_seq,
+      masked_lm_prob=masked_lm_prob,
+      continuation_ids=continuation,
+    )
 
   def wrap(self, dataset_fn):
     """`dataset_fn` (for `Trainer.train`) with this masking on its batches.
@@ -99,11 +124,13 @@ class DynamicMasking:
     """
     options = tf.data.Options()
     options.experimental_external_state_policy = (
-        tf.data.experimental.ExternalStatePolicy.IGNORE)
+      tf.data.experimental.ExternalStatePolicy.IGNORE
+    )
 
     def masked_dataset_fn(input_context=None):
       dataset = dataset_fn(input_context).map(
-          self, num_parallel_calls=tf.data.AUTOTUNE)
+        self, num_parallel_calls=tf.data.AUTOTUNE
+      )
       return dataset.prefetch(tf.data.AUTOTUNE).with_options(options)
 
     return masked_dataset_fn
@@ -115,7 +142,8 @@ class DynamicMasking:
     if self._continuation is None:
       tokens = tf.RaggedTensor.from_tensor(input_ids, lengths=lengths)
       masked, positions, labels = tf_text.mask_language_model(
-          tokens, self._selector, self._chooser)
+        tokens, self._selector, self._chooser
+      )
       masked = masked.to_tensor(0, shape=[None, seq_length])
     else:
       masked, positions, labels = self._mask_whole_words(input_ids, lengths)
@@ -123,24 +151,27 @@ class DynamicMasking:
     features = dict(features)
     features["input_ids"] = masked
     features["masked_lm_positions"] = tf.cast(
-        positions.to_tensor(0, shape=[None, width]), input_ids.dtype)
+      positions.to_tensor(0, shape=[None, width]), input_ids.dtype
+    )
     features["masked_lm_ids"] = labels.to_tensor(0, shape=[None, width])
     features["masked_lm_weights"] = tf.sequence_mask(
-        positions.row_lengths(), width, tf.float32)
+      positions.row_lengths(), width, tf.float32
+    )
     return features
 
   def _mask_whole_words(self, input_ids, lengths):
     """(masked input_ids, ragged positions, ragged labels), whole words."""
     chosen = self._chosen_pieces(input_ids, lengths)
     positions = tf.ragged.boolean_mask(
-        tf.broadcast_to(tf.range(tf.shape(input_ids)[1]),
-                        tf.shape(input_ids)), chosen)
+      tf.broadcast_to(tf.range(tf.shape(input_ids)[1]), tf.shape(input_ids)),
+      chosen,
+    )
     labels = tf.ragged.boolean_mask(input_ids, chosen)
     values = self._chooser.get_mask_values(labels)
-    indices = tf.stack([tf.cast(positions.value_rowids(), tf.int32),
-                        positions.flat_values], -1)
-    masked = tf.tensor_scatter_nd_update(input_ids, indices,
-                                         values.flat_values)
+    indices = tf.stack(
+      [tf.cast(positions.value_rowids(), tf.int32), positions.flat_values], -1
+    )
+    masked = tf.tensor_scatter_nd_update(input_ids, indices, values.flat_values)
     return masked, positions, labels
 
   def _chosen_pieces(self, input_ids, lengths):
@@ -156,25 +187,36 @@ class DynamicMasking:
     # Word index of each maskable piece; words are at most `width`.
     word = tf.maximum(tf.cumsum(tf.cast(starts, tf.int32), axis=1) - 1, 0)
     rows = tf.broadcast_to(tf.range(batch)[:, None], [batch, width])
-    word_length = tf.reshape(tf.math.unsorted_segment_sum(
-        maskable_int, rows * width + word, batch * width), [batch, width])
+    word_length = tf.reshape(
+      tf.math.unsorted_segment_sum(
+        maskable_int, rows * width + word, batch * width
+      ),
+      [batch, width],
+    )
     # Shuffle: random keys, empty word slots last.
-    keys = tf.where(word_length > 0, tf.random.uniform([batch, width]), 2.)
+    keys = tf.where(word_length > 0, tf.random.uniform([batch, width]), 2.0)
     order = tf.argsort(keys, axis=1)
     shuffled = tf.gather(word_length, order, batch_dims=1)
     # As the original: round(len(tokens) * masked_lm_prob) in float64.
     budget = tf.minimum(
-        self.max_predictions_per_seq, tf.maximum(1, tf.cast(tf.round(
-            tf.cast(lengths, tf.float64) * self.masked_lm_prob), tf.int32)))
+      self.max_predictions_per_seq,
+      tf.maximum(
+        1,
+        tf.cast(
+          tf.round(tf.cast(lengths, tf.float64) * self.masked_lm_prob), tf.int32
+        ),
+      ),
+    )
 
     def take(count, length):  # one shuffled word of every row
       fits = (length > 0) & (count + length <= budget)
       return count + tf.where(fits, length, 0)
 
-    counts = tf.scan(take, tf.transpose(shuffled),
-                     initializer=tf.zeros_like(lengths))
+    counts = tf.scan(
+      take, tf.transpose(shuffled), initializer=tf.zeros_like(lengths)
+    )
     taken_shuffled = tf.transpose(counts) > tf.concat(
-        [tf.zeros([batch, 1], tf.int32), tf.transpose(counts)[:, :-1]], 1)
-    taken = tf.gather(taken_shuffled, tf.argsort(order, axis=1),
-                      batch_dims=1)
+      [tf.zeros([batch, 1], tf.int32), tf.transpose(counts)[:, :-1]], 1
+    )
+    taken = tf.gather(taken_shuffled, tf.argsort(order, axis=1), batch_dims=1)
     return maskable & tf.gather(taken, word, batch_dims=1)

@@ -29,24 +29,24 @@ from scipy import stats
 from sklearn import metrics
 
 _METRICS = {
-    "accuracy": metrics.accuracy_score,
-    "f1": metrics.f1_score,
-    "mcc": metrics.matthews_corrcoef,
-    "pearson": lambda y, p: stats.pearsonr(y, p)[0],
-    "spearmanr": lambda y, p: stats.spearmanr(y, p)[0],
+  "accuracy": metrics.accuracy_score,
+  "f1": metrics.f1_score,
+  "mcc": metrics.matthews_corrcoef,
+  "pearson": lambda y, p: stats.pearsonr(y, p)[0],
+  "spearmanr": lambda y, p: stats.spearmanr(y, p)[0],
 }
 
 _TASK_METRICS = {
-    "cola": ("accuracy", "mcc"),
-    "mrpc": ("accuracy", "f1"),
-    "qqp": ("accuracy", "f1"),
-    "stsb": ("pearson", "spearmanr"),
+  "cola": ("accuracy", "mcc"),
+  "mrpc": ("accuracy", "f1"),
+  "qqp": ("accuracy", "f1"),
+  "stsb": ("pearson", "spearmanr"),
 }
 _REGRESSION_METRICS = ("pearson", "spearmanr")
 
 
 def _canonical(task_name):
-  """"STS-B", "sts_b" and "stsb" name the same task."""
+  """ "STS-B", "sts_b" and "stsb" name the same task."""
   return task_name.lower().replace("-", "").replace("_", "")
 
 
@@ -67,8 +67,14 @@ def metric_names(task_name, is_regression=None):
   return names
 
 
-def compute_metrics(task_name, predictions, labels, is_real_example=None,
-                    is_regression=None, prefix="eval_"):
+def compute_metrics(
+  task_name,
+  predictions,
+  labels,
+  is_real_example=None,
+  is_regression=None,
+  prefix="eval_",
+):
   """Returns {prefix + metric: float} over the real examples.
 
   Args:
@@ -89,8 +95,10 @@ def compute_metrics(task_name, predictions, labels, is_real_example=None,
   elif predictions.ndim == 2:
     predictions = predictions.argmax(axis=-1)
   if predictions.shape != labels.shape:
-    raise ValueError("predictions %s and labels %s differ in shape" %
-                     (predictions.shape, labels.shape))
+    raise ValueError(
+      "predictions %s and labels %s differ in shape"
+      % (predictions.shape, labels.shape)
+    )
   if is_real_example is not None:
     real = np.asarray(is_real_example).reshape(-1) != 0
     predictions, labels = predictions[real], labels[real]
@@ -99,19 +107,29 @@ def compute_metrics(task_name, predictions, labels, is_real_example=None,
   with warnings.catch_warnings():
     # A constant prediction makes a correlation undefined: report nan.
     warnings.simplefilter("ignore", stats.ConstantInputWarning)
-    return {prefix + name: float(_METRICS[name](labels, predictions))
-            for name in names}
+    return {
+      prefix + name: float(_METRICS[name](labels, predictions))
+      for name in names
+    }
 
 
 def multi_label_metric_names(label_names, prefix="eval_"):
   """The keys `multi_label_metrics` returns."""
-  return ([prefix + "micro_f1", prefix + "macro_f1",
-           prefix + "subset_accuracy"] +
-          ["%sf1_%s" % (prefix, label) for label in label_names])
+  return [
+    prefix + "micro_f1",
+    prefix + "macro_f1",
+    prefix + "subset_accuracy",
+  ] + ["%sf1_%s" % (prefix, label) for label in label_names]
 
 
-def multi_label_metrics(probabilities, labels, label_names,
-                        is_real_example=None, threshold=0.5, prefix="eval_"):
+def multi_label_metrics(
+  probabilities,
+  labels,
+  label_names,
+  is_real_example=None,
+  threshold=0.5,
+  prefix="eval_",
+):
   """Returns {prefix + metric: float} over the real examples.
 
   Args:
@@ -124,11 +142,11 @@ def multi_label_metrics(probabilities, labels, label_names,
   """
   predicted = (np.asarray(probabilities) > threshold).astype(np.int64)
   labels = np.asarray(labels).astype(np.int64)
-  if predicted.shape != labels.shape or labels.shape[1:] != (
-      len(label_names),):
-    raise ValueError("probabilities %s, labels %s and %d label names differ "
-                     "in shape" % (predicted.shape, labels.shape,
-                                   len(label_names)))
+  if predicted.shape != labels.shape or labels.shape[1:] != (len(label_names),):
+    raise ValueError(
+      "probabilities %s, labels %s and %d label names differ "
+      "in shape" % (predicted.shape, labels.shape, len(label_names))
+    )
   if is_real_example is not None:
     real = np.asarray(is_real_example).reshape(-1) != 0
     predicted, labels = predicted[real], labels[real]
@@ -136,10 +154,13 @@ def multi_label_metrics(probabilities, labels, label_names,
     raise ValueError("no real examples to score")
   # A label never true nor predicted has F1 0 (sklearn's zero_division).
   f1 = functools.partial(metrics.f1_score, labels, predicted, zero_division=0)
-  results = {prefix + "micro_f1": float(f1(average="micro")),
-             prefix + "macro_f1": float(f1(average="macro")),
-             prefix + "subset_accuracy": float(
-                 metrics.accuracy_score(labels, predicted))}
+  results = {
+    prefix + "micro_f1": float(f1(average="micro")),
+    prefix + "macro_f1": float(f1(average="macro")),
+    prefix + "subset_accuracy": float(
+      metrics.accuracy_score(labels, predicted)
+    ),
+  }
   for name, value in zip(label_names, f1(average=None)):
     results["%sf1_%s" % (prefix, name)] = float(value)
   return results

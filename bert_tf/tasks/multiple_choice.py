@@ -39,17 +39,23 @@ class MultipleChoiceModel(TaskModel):
   def call(self, features, training=False):
     # Static in records, dynamic in a serving signature.
     num_choices = tf.shape(features["input_ids"])[1]
-    choices = {k: tf.reshape(v, [-1, v.shape[-1]])
-               for k, v in features.items() if k in ENCODER_INPUTS}
+    choices = {
+      k: tf.reshape(v, [-1, v.shape[-1]])
+      for k, v in features.items()
+      if k in ENCODER_INPUTS
+    }
     pooled = self.encode(choices, training)["pooled_output"]
-    logits = tf.reshape(self.head(pooled, training=training),
-                        [-1, num_choices])
-    outputs = {"logits": logits,
-               "probabilities": tf.nn.softmax(logits, axis=-1)}
+    logits = tf.reshape(self.head(pooled, training=training), [-1, num_choices])
+    outputs = {
+      "logits": logits,
+      "probabilities": tf.nn.softmax(logits, axis=-1),
+    }
     if "label_ids" in features:
       outputs["per_example_loss"] = (
-          tf.nn.sparse_softmax_cross_entropy_with_logits(
-              labels=tf.cast(features["label_ids"], tf.int32), logits=logits))
+        tf.nn.sparse_softmax_cross_entropy_with_logits(
+          labels=tf.cast(features["label_ids"], tf.int32), logits=logits
+        )
+      )
     return outputs
 
 
@@ -72,5 +78,6 @@ class MultipleChoiceTask(Task):
 
   def feature_spec(self, is_training):
     del is_training  # Every split has labels (zeros on the test set).
-    return multiple_choice_schema(self.num_choices,
-                                  self.max_seq_length).parse_spec()
+    return multiple_choice_schema(
+      self.num_choices, self.max_seq_length
+    ).parse_spec()

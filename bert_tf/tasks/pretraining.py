@@ -33,16 +33,15 @@ _MLM_DENOMINATOR_EPSILON = 1e-5
 def _label_loss(log_probs, labels):
   """-log p(label), i.e. the original `-sum(one_hot(label) * log_probs)`."""
   labels = tf.cast(labels, tf.int32)
-  picked = tf.gather(log_probs, labels[..., None],
-                     batch_dims=labels.shape.rank)
+  picked = tf.gather(log_probs, labels[..., None], batch_dims=labels.shape.rank)
   return -tf.squeeze(picked, -1)
-
 
 
 def feature_spec(seq_length, max_predictions_per_seq):
   """`run_pretraining.input_fn_builder`'s spec."""
-  return task_schemas.pretraining_schema(seq_length,
-                                         max_predictions_per_seq).parse_spec()
+  return task_schemas.pretraining_schema(
+    seq_length, max_predictions_per_seq
+  ).parse_spec()
 
 
 class PretrainingModel(TaskModel):
@@ -60,18 +59,20 @@ class PretrainingModel(TaskModel):
   def call(self, features, training=False):
     encoded = self.encode(features, training)
     outputs = {
-        "masked_lm_log_probs": self.masked_lm(
-            encoded["sequence_output"], features["masked_lm_positions"]),
-        "next_sentence_log_probs": self.next_sentence(
-            encoded["pooled_output"]),
+      "masked_lm_log_probs": self.masked_lm(
+        encoded["sequence_output"], features["masked_lm_positions"]
+      ),
+      "next_sentence_log_probs": self.next_sentence(encoded["pooled_output"]),
     }
     if "masked_lm_ids" in features:
       outputs["masked_lm_example_loss"] = _label_loss(
-          outputs["masked_lm_log_probs"], features["masked_lm_ids"])
+        outputs["masked_lm_log_probs"], features["masked_lm_ids"]
+      )
     if "next_sentence_labels" in features:
       outputs["next_sentence_example_loss"] = _label_loss(
-          outputs["next_sentence_log_probs"],
-          tf.reshape(features["next_sentence_labels"], [-1]))
+        outputs["next_sentence_log_probs"],
+        tf.reshape(features["next_sentence_labels"], [-1]),
+      )
     return outputs
 
 
@@ -84,8 +85,9 @@ def masked_lm_loss(features, outputs):
 
 def pretraining_loss(features, outputs):
   """The original total loss: masked LM loss + mean NSP loss."""
-  return (masked_lm_loss(features, outputs) +
-          tf.reduce_mean(outputs["next_sentence_example_loss"]))
+  return masked_lm_loss(features, outputs) + tf.reduce_mean(
+    outputs["next_sentence_example_loss"]
+  )
 
 
 def pretraining_metrics(features, outputs):
@@ -97,26 +99,36 @@ def pretraining_metrics(features, outputs):
   """
   weights = tf.cast(features["masked_lm_weights"], tf.float32)
   mlm_correct = tf.cast(
-      tf.equal(tf.argmax(outputs["masked_lm_log_probs"], -1, tf.int32),
-               tf.cast(features["masked_lm_ids"], tf.int32)), tf.float32)
-  nsp_labels = tf.cast(tf.reshape(features["next_sentence_labels"], [-1]),
-                       tf.int32)
+    tf.equal(
+      tf.argmax(outputs["masked_lm_log_probs"], -1, tf.int32),
+      tf.cast(features["masked_lm_ids"], tf.int32),
+    ),
+    tf.float32,
+  )
+  nsp_labels = tf.cast(
+    tf.reshape(features["next_sentence_labels"], [-1]), tf.int32
+  )
   nsp_correct = tf.cast(
-      tf.equal(tf.argmax(outputs["next_sentence_log_probs"], -1, tf.int32),
-               nsp_labels), tf.float32)
+    tf.equal(
+      tf.argmax(outputs["next_sentence_log_probs"], -1, tf.int32), nsp_labels
+    ),
+    tf.float32,
+  )
   ones = tf.ones_like(nsp_correct)
   batch_share = ones / tf.cast(tf.size(ones), tf.float32)
   mlm_weight = tf.reduce_sum(weights, -1)
   return {
-      "masked_lm_accuracy": (tf.reduce_sum(weights * mlm_correct, -1),
-                             mlm_weight),
-      "masked_lm_loss": (
-          tf.reduce_sum(weights * outputs["masked_lm_example_loss"], -1),
-          mlm_weight),
-      "next_sentence_accuracy": (nsp_correct, ones),
-      "next_sentence_loss": (outputs["next_sentence_example_loss"], ones),
-      "loss": (pretraining_loss(features, outputs) * batch_share,
-               batch_share),
+    "masked_lm_accuracy": (
+      tf.reduce_sum(weights * mlm_correct, -1),
+      mlm_weight,
+    ),
+    "masked_lm_loss": (
+      tf.reduce_sum(weights * outputs["masked_lm_example_loss"], -1),
+      mlm_weight,
+    ),
+    "next_sentence_accuracy": (nsp_correct, ones),
+    "next_sentence_loss": (outputs["next_sentence_example_loss"], ones),
+    "loss": (pretraining_loss(features, outputs) * batch_share, batch_share),
   }
 
 

@@ -29,7 +29,9 @@ from bert_tf.tasks.base import TaskModel
 def feature_spec(seq_length, is_training):
   """`run_squad.input_fn_builder`'s spec (`is_impossible` is never parsed)."""
   return task_schemas.squad_schema(seq_length, is_training).parse_spec(
-      omit=("is_impossible",))
+    omit=("is_impossible",)
+  )
+
 
 class SquadModel(TaskModel):
   """Span start/end logits over a SQuAD feature dict."""
@@ -45,15 +47,18 @@ class SquadModel(TaskModel):
   def call(self, features, training=False):
     sequence = self.encode(features, training)["sequence_output"]
     start_logits, end_logits = self.head(sequence)
-    return {"start_logits": tf.cast(start_logits, tf.float32),
-            "end_logits": tf.cast(end_logits, tf.float32)}
+    return {
+      "start_logits": tf.cast(start_logits, tf.float32),
+      "end_logits": tf.cast(end_logits, tf.float32),
+    }
 
 
 def _position_loss(logits, positions):
   """Batch mean of -log_softmax(logits)[position] (the original one-hot sum)."""
   log_probs = tf.nn.log_softmax(logits, axis=-1)
-  one_hot = tf.one_hot(tf.cast(positions, tf.int32), tf.shape(logits)[-1],
-                       dtype=log_probs.dtype)
+  one_hot = tf.one_hot(
+    tf.cast(positions, tf.int32), tf.shape(logits)[-1], dtype=log_probs.dtype
+  )
   return -tf.reduce_mean(tf.reduce_sum(one_hot * log_probs, axis=-1))
 
 

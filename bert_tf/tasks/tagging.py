@@ -37,12 +37,12 @@ from bert_tf.tasks.base import TaskModel
 # mode -> the (embeddings = 0, block i = i + 1) outputs it combines, as a
 # function of the number of layers L.
 _LAYERS = {
-    "embeddings": lambda n: [0],
-    "second_to_last": lambda n: [n - 1],
-    "last": lambda n: [n],
-    "weighted_sum_last_four": lambda n: list(range(n - 3, n + 1)),
-    "concat_last_four": lambda n: list(range(n - 3, n + 1)),
-    "weighted_sum_all": lambda n: list(range(1, n + 1)),
+  "embeddings": lambda n: [0],
+  "second_to_last": lambda n: [n - 1],
+  "last": lambda n: [n],
+  "weighted_sum_last_four": lambda n: list(range(n - 3, n + 1)),
+  "concat_last_four": lambda n: list(range(n - 3, n + 1)),
+  "weighted_sum_all": lambda n: list(range(1, n + 1)),
 }
 FEATURE_MODES = ("fine_tune",) + tuple(_LAYERS)
 _BILSTM_LAYERS = 2
@@ -51,11 +51,15 @@ _BILSTM_LAYERS = 2
 def check_feature_mode(feature_mode, num_layers):
   """InputError unless the mode exists and the model has its layers."""
   if feature_mode not in FEATURE_MODES:
-    raise InputError("--feature_mode=%s: expected one of %s" %
-                     (feature_mode, ", ".join(FEATURE_MODES)))
+    raise InputError(
+      "--feature_mode=%s: expected one of %s"
+      % (feature_mode, ", ".join(FEATURE_MODES))
+    )
   if feature_mode != "fine_tune" and min(_LAYERS[feature_mode](num_layers)) < 0:
-    raise InputError("--feature_mode=%s needs more layers than the model's "
-                     "%d" % (feature_mode, num_layers))
+    raise InputError(
+      "--feature_mode=%s needs more layers than the model's "
+      "%d" % (feature_mode, num_layers)
+    )
 
 
 class ScalarMix(keras.layers.Layer):
@@ -63,8 +67,9 @@ class ScalarMix(keras.layers.Layer):
 
   def __init__(self, num_inputs, **kwargs):
     super().__init__(**kwargs)
-    self.mix_weights = self.add_weight(shape=(num_inputs,),
-                                       initializer="zeros", name="weights")
+    self.mix_weights = self.add_weight(
+      shape=(num_inputs,), initializer="zeros", name="weights"
+    )
     self.gamma = self.add_weight(shape=(), initializer="ones", name="gamma")
     self.built = True
 
@@ -76,8 +81,15 @@ class ScalarMix(keras.layers.Layer):
 class TaggingModel(TaskModel):
   """Per-token label logits over a tagging feature dict."""
 
-  def __init__(self, config, num_labels, feature_mode="fine_tune",
-               lstm_units=768, name="tagging_model", **kwargs):
+  def __init__(
+    self,
+    config,
+    num_labels,
+    feature_mode="fine_tune",
+    lstm_units=768,
+    name="tagging_model",
+    **kwargs,
+  ):
     super().__init__(config, name=name, **kwargs)
     check_feature_mode(feature_mode, config.num_hidden_layers)
     self.feature_mode = feature_mode
@@ -92,8 +104,9 @@ class TaggingModel(TaskModel):
         self.scalar_mix = ScalarMix(len(self.layer_indices), name="scalar_mix")
       for i in range(_BILSTM_LAYERS):
         bilstm = keras.layers.Bidirectional(
-            keras.layers.LSTM(lstm_units, return_sequences=True),
-            name="bilstm_%d" % i)
+          keras.layers.LSTM(lstm_units, return_sequences=True),
+          name="bilstm_%d" % i,
+        )
         bilstm.build((None, None, width))
         width = 2 * lstm_units
         # One attribute per layer, so object checkpoints track each.
@@ -130,11 +143,14 @@ class TaggingModel(TaskModel):
     else:
       x = self._bilstm_features(features)
     logits = self.head(x, training=training)
-    outputs = {"logits": logits,
-               "predictions": tf.argmax(logits, axis=-1, output_type=tf.int32)}
+    outputs = {
+      "logits": logits,
+      "predictions": tf.argmax(logits, axis=-1, output_type=tf.int32),
+    }
     if "label_ids" in features:
       token_loss = tf.nn.sparse_softmax_cross_entropy_with_logits(
-          labels=tf.cast(features["label_ids"], tf.int32), logits=logits)
+        labels=tf.cast(features["label_ids"], tf.int32), logits=logits
+      )
       weights = tf.cast(features["label_weights"], token_loss.dtype)
       outputs["loss_sum"] = tf.reduce_sum(token_loss * weights, axis=-1)
     return outputs
@@ -143,8 +159,9 @@ class TaggingModel(TaskModel):
 def tagging_loss(features, outputs):
   """Mean cross-entropy over the batch's labelled positions."""
   weights = tf.cast(features["label_weights"], tf.float32)
-  return tf.math.divide_no_nan(tf.reduce_sum(outputs["loss_sum"]),
-                               tf.reduce_sum(weights))
+  return tf.math.divide_no_nan(
+    tf.reduce_sum(outputs["loss_sum"]), tf.reduce_sum(weights)
+  )
 
 
 class TaggingTask(Task):
@@ -153,8 +170,14 @@ class TaggingTask(Task):
   name = "tagging"
   predict_keys = ("label_ids", "label_weights")
 
-  def __init__(self, config, num_labels, max_seq_length,
-               feature_mode="fine_tune", lstm_units=768):
+  def __init__(
+    self,
+    config,
+    num_labels,
+    max_seq_length,
+    feature_mode="fine_tune",
+    lstm_units=768,
+  ):
     self.config = config
     self.num_labels = num_labels
     self.max_seq_length = max_seq_length
@@ -162,8 +185,9 @@ class TaggingTask(Task):
     self.lstm_units = lstm_units
 
   def build_model(self):
-    return TaggingModel(self.config, self.num_labels, self.feature_mode,
-                        self.lstm_units)
+    return TaggingModel(
+      self.config, self.num_labels, self.feature_mode, self.lstm_units
+    )
 
   def loss(self, features, outputs):
     return tagging_loss(features, outputs)

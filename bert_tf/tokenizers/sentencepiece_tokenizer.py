@@ -47,13 +47,15 @@ class SentencePieceTokenizer:
     self.do_lower_case = do_lower_case
     self.sp_model = spm.SentencePieceProcessor()
     self.sp_model.Load(model_file)
-    self.vocab = {self.sp_model.IdToPiece(i): i
-                  for i in range(self.sp_model.GetPieceSize())}
+    self.vocab = {
+      self.sp_model.IdToPiece(i): i for i in range(self.sp_model.GetPieceSize())
+    }
     self.inv_vocab = {v: k for k, v in self.vocab.items()}
 
   def tokenize(self, text):
     pieces = self.sp_model.EncodeAsPieces(
-        preprocess_text(text, self.do_lower_case))
+      preprocess_text(text, self.do_lower_case)
+    )
     out = []
     for piece in pieces:
       if len(piece) > 1 and piece[-1] == "," and piece[-2].isdigit():
@@ -64,8 +66,7 @@ class SentencePieceTokenizer:
 
   def _split_digit_comma(self, piece):
     """Re-encodes "<digits>," without the comma, then appends the comma."""
-    sub = self.sp_model.EncodeAsPieces(
-        piece[:-1].replace(SPIECE_UNDERLINE, ""))
+    sub = self.sp_model.EncodeAsPieces(piece[:-1].replace(SPIECE_UNDERLINE, ""))
     # The re-encoding adds a word-boundary marker the piece may not have had.
     if piece[0] != SPIECE_UNDERLINE and sub and sub[0][0] == SPIECE_UNDERLINE:
       sub = sub[1:] if len(sub[0]) == 1 else [sub[0][1:]] + sub[1:]

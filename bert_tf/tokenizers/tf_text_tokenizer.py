@@ -51,16 +51,16 @@ _MAX_CHARS_PER_WORD = 200  # the original WordpieceTokenizer's limit
 _LONG_RUN = r".*[^ ]{%d}.*" % (_MAX_CHARS_PER_WORD // 4 + 1)
 # Characters that are words on their own: punctuation and CJK ideographs.
 _WORD_DELIMITERS = (
-    r"[!-/:-@\[-`{-~\p{P}\x{4E00}-\x{9FFF}\x{3400}-\x{4DBF}"
-    r"\x{20000}-\x{2A6DF}\x{2A700}-\x{2B73F}\x{2B740}-\x{2B81F}"
-    r"\x{2B820}-\x{2CEAF}\x{F900}-\x{FAFF}\x{2F800}-\x{2FA1F}]")
+  r"[!-/:-@\[-`{-~\p{P}\x{4E00}-\x{9FFF}\x{3400}-\x{4DBF}"
+  r"\x{20000}-\x{2A6DF}\x{2A700}-\x{2B73F}\x{2B740}-\x{2B81F}"
+  r"\x{2B820}-\x{2CEAF}\x{F900}-\x{FAFF}\x{2F800}-\x{2FA1F}]"
+)
 
 
 def normalize(texts, do_lower_case):
   """The original's `_clean_text` (and lower-casing + accent stripping)."""
   # Bytes that are not UTF-8 are dropped, as by decode("utf-8", "ignore").
-  texts = tf.strings.unicode_transcode(texts, "UTF-8", "UTF-8",
-                                       errors="ignore")
+  texts = tf.strings.unicode_transcode(texts, "UTF-8", "UTF-8", errors="ignore")
   texts = tf.strings.regex_replace(texts, _DELETE, "")
   texts = tf.strings.regex_replace(texts, _SPACE, " ")
   if do_lower_case:
@@ -83,8 +83,9 @@ def pack_inputs(segments, max_seq_length, cls_id, sep_id):
   `input_mask`, `segment_ids`, zero-padded.
   """
   if len(segments) not in (1, 2):
-    raise ValueError("pack_inputs takes 1 or 2 segments, got %d" %
-                     len(segments))
+    raise ValueError(
+      "pack_inputs takes 1 or 2 segments, got %d" % len(segments)
+    )
   pack = lambda segs: _combine(segs, max_seq_length, cls_id, sep_id)
   single = pack(text.RoundRobinTrimmer(max_seq_length - 2).trim(segments[:1]))
   if len(segments) == 1:
@@ -93,17 +94,21 @@ def pack_inputs(segments, max_seq_length, cls_id, sep_id):
   pair, lone_a = pack(trimmed), pack(trimmed[:1])
   has_b = tf.expand_dims(segments[1].row_lengths() > 0, 1)
   kept_b = tf.expand_dims(trimmed[1].row_lengths() > 0, 1)
-  return {k: tf.where(has_b, tf.where(kept_b, pair[k], lone_a[k]), single[k])
-          for k in pair}
+  return {
+    k: tf.where(has_b, tf.where(kept_b, pair[k], lone_a[k]), single[k])
+    for k in pair
+  }
 
 
 def _combine(segments, max_seq_length, cls_id, sep_id):
   ids, segment_ids = text.combine_segments(segments, cls_id, sep_id)
   input_ids, input_mask = text.pad_model_inputs(ids, max_seq_length)
   segment_ids, _ = text.pad_model_inputs(segment_ids, max_seq_length)
-  return {"input_ids": tf.cast(input_ids, tf.int32),
-          "input_mask": tf.cast(input_mask, tf.int32),
-          "segment_ids": tf.cast(segment_ids, tf.int32)}
+  return {
+    "input_ids": tf.cast(input_ids, tf.int32),
+    "input_mask": tf.cast(input_mask, tf.int32),
+    "segment_ids": tf.cast(segment_ids, tf.int32),
+  }
 
 
 def _id_ordered_tokens(vocab_file):
@@ -125,42 +130,56 @@ class TfTextTokenizer(keras.layers.Layer):
     self.cls_id = tokens.index("[CLS]")
     self.sep_id = tokens.index("[SEP]")
     self._fast = text.FastBertTokenizer(
-        vocab=tokens, max_bytes_per_word=_MAX_CHARS_PER_WORD,
-        token_out_type=tf.int32)
+      vocab=tokens,
+      max_bytes_per_word=_MAX_CHARS_PER_WORD,
+      token_out_type=tf.int32,
+    )
     # Exact path: at most 4 bytes per character.
     self._wordpiece = text.FastWordpieceTokenizer(
-        vocab=tokens, max_bytes_per_word=4 * _MAX_CHARS_PER_WORD,
-        token_out_type=tf.int32, no_pretokenization=True)
+      vocab=tokens,
+      max_bytes_per_word=4 * _MAX_CHARS_PER_WORD,
+      token_out_type=tf.int32,
+      no_pretokenization=True,
+    )
 
   def call(self, texts):
-    texts = normalize(tf.convert_to_tensor(texts, tf.string),
-                      self.do_lower_case)
+    texts = normalize(
+      tf.convert_to_tensor(texts, tf.string), self.do_lower_case
+    )
     ids = self._fast.tokenize(texts)
     # A word over 200 bytes has a run of >= 51 non-space characters; only
     # such rows can need the exact path.
     redo = tf.strings.regex_full_match(texts, _LONG_RUN)
     redo_rows = tf.where(redo)[:, 0]
     keep_rows = tf.where(tf.logical_not(redo))[:, 0]
-    merged = tf.concat([tf.gather(ids, keep_rows),
-                        self._exact_ids(tf.gather(texts, redo_rows)).merge_dims(
-                            1, 2)], 0)
+    merged = tf.concat(
+      [
+        tf.gather(ids, keep_rows),
+        self._exact_ids(tf.gather(texts, redo_rows)).merge_dims(1, 2),
+      ],
+      0,
+    )
     return tf.gather(merged, tf.argsort(tf.concat([keep_rows, redo_rows], 0)))
 
   def _exact_ids(self, texts):
     """[B, words, pieces]; a word of over 200 characters is [UNK]."""
-    words = text.regex_split(texts, r"\s+|" + _WORD_DELIMITERS,
-                             _WORD_DELIMITERS)
+    words = text.regex_split(
+      texts, r"\s+|" + _WORD_DELIMITERS, _WORD_DELIMITERS
+    )
     too_long = tf.strings.length(words.flat_values, unit="UTF8_CHAR") > (
-        _MAX_CHARS_PER_WORD)
+      _MAX_CHARS_PER_WORD
+    )
     words = words.with_flat_values(
-        tf.where(too_long, "[UNK]", words.flat_values))
+      tf.where(too_long, "[UNK]", words.flat_values)
+    )
     return self._wordpiece.tokenize(words)
 
   def word_pieces(self, texts):
     """Raw strings [B] -> ragged int32 ids [B, words, pieces] (the exact
     path, kept per word as TF Hub preprocessors' `tokenize` returns them)."""
-    return self._exact_ids(normalize(tf.convert_to_tensor(texts, tf.string),
-                                     self.do_lower_case))
+    return self._exact_ids(
+      normalize(tf.convert_to_tensor(texts, tf.string), self.do_lower_case)
+    )
 
   def pack(self, segments, max_seq_length):
     """`pack_inputs` with this vocab's [CLS] and [SEP] ids."""
@@ -168,7 +187,5 @@ class TfTextTokenizer(keras.layers.Layer):
 
   def get_config(self):
     config = super().get_config()
-    config.update(vocab_file=self.vocab_file,
-                  do_lower_case=self.do_lower_case)
+    config.update(vocab_file=self.vocab_file, do_lower_case=self.do_lower_case)
     return config
-

@@ -29,10 +29,17 @@ from absl import logging
 from bert_tf.io_utils import decode_text
 from bert_tf.io_utils import InputError
 
-_CASED_MODELS = ("cased_L-12_H-768_A-12", "cased_L-24_H-1024_A-16",
-                 "multi_cased_L-12_H-768_A-12")
-_UNCASED_MODELS = ("uncased_L-24_H-1024_A-16", "uncased_L-12_H-768_A-12",
-                   "multilingual_L-12_H-768_A-12", "chinese_L-12_H-768_A-12")
+_CASED_MODELS = (
+  "cased_L-12_H-768_A-12",
+  "cased_L-24_H-1024_A-16",
+  "multi_cased_L-12_H-768_A-12",
+)
+_UNCASED_MODELS = (
+  "uncased_L-24_H-1024_A-16",
+  "uncased_L-12_H-768_A-12",
+  "multilingual_L-12_H-768_A-12",
+  "chinese_L-12_H-768_A-12",
+)
 
 
 def validate_case_matches_checkpoint(do_lower_case, init_checkpoint):
@@ -50,12 +57,13 @@ def validate_case_matches_checkpoint(do_lower_case, init_checkpoint):
   else:
     return
   raise ValueError(
-      "You passed in `--do_lower_case=%s` with `--init_checkpoint=%s`. "
-      "However, `%s` seems to be a %s model, so you should pass in "
-      "`--do_lower_case=%s` so that the fine-tuning matches how the model was "
-      "pre-training. If this error is wrong, please just comment out this "
-      "check." % (actual_flag, init_checkpoint, model_name, case_name,
-                  opposite_flag))
+    "You passed in `--do_lower_case=%s` with `--init_checkpoint=%s`. "
+    "However, `%s` seems to be a %s model, so you should pass in "
+    "`--do_lower_case=%s` so that the fine-tuning matches how the model was "
+    "pre-training. If this error is wrong, please just comment out this "
+    "check."
+    % (actual_flag, init_checkpoint, model_name, case_name, opposite_flag)
+  )
 
 
 def convert_to_unicode(text):
@@ -187,12 +195,12 @@ def _check_vocab(vocab, vocab_file, do_lower_case):
   if "[UNK]" not in vocab:
     raise InputError("%s: the vocabulary has no [UNK]" % vocab_file)
   words = [t for t in vocab if not t.startswith("[")]
-  if not do_lower_case and words and not any(
-      t != t.lower() for t in words):
+  if not do_lower_case and words and not any(t != t.lower() for t in words):
     logging.warning(
-        "%s has no upper-case token (an uncased vocabulary?) but "
-        "do_lower_case is False: capitalised words will become [UNK]",
-        vocab_file)
+      "%s has no upper-case token (an uncased vocabulary?) but "
+      "do_lower_case is False: capitalised words will become [UNK]",
+      vocab_file,
+    )
 
 
 class _UnkWatch:
@@ -212,9 +220,12 @@ class _UnkWatch:
       return self
     if self.unknown > self.SHARE * self.pieces:
       logging.warning(
-          "%.0f%% of the first %d word pieces are [UNK] with %s: does the "
-          "vocabulary (and --do_lower_case) fit the text?",
-          100.0 * self.unknown / self.pieces, self.pieces, self.vocab_file)
+        "%.0f%% of the first %d word pieces are [UNK] with %s: does the "
+        "vocabulary (and --do_lower_case) fit the text?",
+        100.0 * self.unknown / self.pieces,
+        self.pieces,
+        self.vocab_file,
+      )
     return None
 
 
@@ -279,7 +290,7 @@ class BasicTokenizer:
     output = []
     for char in text:
       cp = ord(char)
-      if cp == 0 or cp == 0xfffd or _is_control(char):
+      if cp == 0 or cp == 0xFFFD or _is_control(char):
         continue
       output.append(" " if _is_whitespace(char) else char)
     return "".join(output)
@@ -331,7 +342,7 @@ class _CleanAndSpaceTable(dict):
 
   def __missing__(self, cp):
     char = chr(cp)
-    if cp == 0 or cp == 0xfffd or _is_control(char):
+    if cp == 0 or cp == 0xFFFD or _is_control(char):
       out = None  # deleted
     elif _is_whitespace(char):
       out = " "
@@ -360,14 +371,24 @@ def _is_control(char):
 
 def _is_punctuation(char):
   cp = ord(char)
-  if (33 <= cp <= 47) or (58 <= cp <= 64) or (91 <= cp <= 96) or (
-      123 <= cp <= 126):
+  if (
+    (33 <= cp <= 47)
+    or (58 <= cp <= 64)
+    or (91 <= cp <= 96)
+    or (123 <= cp <= 126)
+  ):
     return True
   return unicodedata.category(char).startswith("P")
 
 
 def _is_chinese_char(cp):
-  return ((0x4E00 <= cp <= 0x9FFF) or (0x3400 <= cp <= 0x4DBF) or
-          (0x20000 <= cp <= 0x2A6DF) or (0x2A700 <= cp <= 0x2B73F) or
-          (0x2B740 <= cp <= 0x2B81F) or (0x2B820 <= cp <= 0x2CEAF) or
-          (0xF900 <= cp <= 0xFAFF) or (0x2F800 <= cp <= 0x2FA1F))
+  return (
+    (0x4E00 <= cp <= 0x9FFF)
+    or (0x3400 <= cp <= 0x4DBF)
+    or (0x20000 <= cp <= 0x2A6DF)
+    or (0x2A700 <= cp <= 0x2B73F)
+    or (0x2B740 <= cp <= 0x2B81F)
+    or (0x2B820 <= cp <= 0x2CEAF)
+    or (0xF900 <= cp <= 0xFAFF)
+    or (0x2F800 <= cp <= 0x2FA1F)
+  )

@@ -31,6 +31,7 @@ def pad_batch(features, size):
 
 def split_batch(features, num_micro_batches):
   """[B, ...] -> [num_micro_batches, B / num_micro_batches, ...]."""
+
   def split(tensor):
     shape = tf.concat([[num_micro_batches, -1], tf.shape(tensor)[1:]], 0)
     return tf.reshape(tensor, shape)
@@ -46,5 +47,5 @@ def take(micro_batches, index):
 def concat_replicas(strategy, per_replica):
   """Concatenates each output's local replica values along axis 0."""
   return tf.nest.map_structure(
-      lambda v: tf.concat(strategy.experimental_local_results(v), 0),
-      per_replica)
+    lambda v: tf.concat(strategy.experimental_local_results(v), 0), per_replica
+  )

@@ -29,8 +29,9 @@ def model_checkpoint(model, optimizer, **more):
   # checkpoint dependencies; save them so resumed runs draw the same masks.
   weights = {id(v) for v in model.weights}
   random_states = [v for v in model.variables if id(v) not in weights]
-  return tf.train.Checkpoint(model=model, optimizer=optimizer,
-                             random_states=random_states, **more)
+  return tf.train.Checkpoint(
+    model=model, optimizer=optimizer, random_states=random_states, **more
+  )
 
 
 def checkpoint_manager(checkpoint, output_dir, strategy, keep_checkpoint_max):
@@ -40,8 +41,11 @@ def checkpoint_manager(checkpoint, output_dir, strategy, keep_checkpoint_max):
     directory = tempfile.mkdtemp(prefix="bert_tf_worker_ckpt_")
   # 0 keeps every checkpoint, as the original's keep_checkpoint_max.
   return tf.train.CheckpointManager(
-      checkpoint, directory, max_to_keep=keep_checkpoint_max or None,
-      checkpoint_name="ckpt")
+    checkpoint,
+    directory,
+    max_to_keep=keep_checkpoint_max or None,
+    checkpoint_name="ckpt",
+  )
 
 
 def restore_newest_intact(checkpoint, output_dir, latest):
@@ -49,8 +53,11 @@ def restore_newest_intact(checkpoint, output_dir, latest):
   file) the newest older checkpoint of output_dir that is intact; -> its
   path."""
   state = tf.train.get_checkpoint_state(output_dir)
-  older = [p for p in (state.all_model_checkpoint_paths if state else [])
-           if p != latest]
+  older = [
+    p
+    for p in (state.all_model_checkpoint_paths if state else [])
+    if p != latest
+  ]
   for path in [latest] + older[::-1]:
     try:
       checkpoint.restore(path).expect_partial()
@@ -58,8 +65,13 @@ def restore_newest_intact(checkpoint, output_dir, latest):
     # A truncated .data file can also end in IndexError ("Read less bytes
     # than requested").
     except (tf.errors.OpError, ValueError, IndexError) as e:
-      logging.warning("Checkpoint %s is unreadable (%s); trying an older "
-                      "one.", path, str(e).strip().splitlines()[0][:200])
-  raise InputError("%s: no intact checkpoint to resume from (the latest, %s, "
-                   "is unreadable); remove the damaged ckpt-* files to start "
-                   "over" % (output_dir, latest))
+      logging.warning(
+        "Checkpoint %s is unreadable (%s); trying an older one.",
+        path,
+        str(e).strip().splitlines()[0][:200],
+      )
+  raise InputError(
+    "%s: no intact checkpoint to resume from (the latest, %s, "
+    "is unreadable); remove the damaged ckpt-* files to start "
+    "over" % (output_dir, latest)
+  )

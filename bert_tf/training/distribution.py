@@ -35,12 +35,19 @@ def _tf_config_tasks():
   return sum(len(v) for k, v in cluster.items() if k != "evaluator")
 
 
-def get_strategy(use_tpu=False, tpu_name=None, tpu_zone=None,
-                 gcp_project=None, master=None, num_gpus=None):
+def get_strategy(
+  use_tpu=False,
+  tpu_name=None,
+  tpu_zone=None,
+  gcp_project=None,
+  master=None,
+  num_gpus=None,
+):
   """Returns the strategy the flags ask for (see the module docstring)."""
   if use_tpu:
     resolver = tf.distribute.cluster_resolver.TPUClusterResolver(
-        tpu=tpu_name or master or "", zone=tpu_zone, project=gcp_project)
+      tpu=tpu_name or master or "", zone=tpu_zone, project=gcp_project
+    )
     tf.config.experimental_connect_to_cluster(resolver)
     tf.tpu.experimental.initialize_tpu_system(resolver)
     strategy = tf.distribute.TPUStrategy(resolver)
@@ -50,15 +57,20 @@ def get_strategy(use_tpu=False, tpu_name=None, tpu_zone=None,
     gpus = tf.config.list_physical_devices("GPU")
     count = len(gpus) if num_gpus is None else num_gpus
     if count > len(gpus):
-      raise InputError("--num_gpus=%d but only %d GPU(s) are visible" %
-                       (count, len(gpus)))
+      raise InputError(
+        "--num_gpus=%d but only %d GPU(s) are visible" % (count, len(gpus))
+      )
     if count > 1:
       strategy = tf.distribute.MirroredStrategy(
-          ["/gpu:%d" % i for i in range(count)])
+        ["/gpu:%d" % i for i in range(count)]
+      )
     else:
       strategy = tf.distribute.get_strategy()
-  logging.info("Strategy %s with %d replica(s)", type(strategy).__name__,
-               strategy.num_replicas_in_sync)
+  logging.info(
+    "Strategy %s with %d replica(s)",
+    type(strategy).__name__,
+    strategy.num_replicas_in_sync,
+  )
   return strategy
 
 
@@ -89,8 +101,9 @@ def configure_runtime(seed=None, deterministic=False, dtype="float32"):
   Call before building models. `deterministic` without a seed uses seed 0.
   """
   if dtype not in DTYPES:
-    raise InputError("--dtype must be one of %s, got %r" %
-                     ("|".join(DTYPES), dtype))
+    raise InputError(
+      "--dtype must be one of %s, got %r" % ("|".join(DTYPES), dtype)
+    )
   if deterministic and seed is None:
     seed = 0
   if seed is not None:

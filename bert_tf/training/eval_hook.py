@@ -85,9 +85,18 @@ class EvalHook:
       before any training).
   """
 
-  def __init__(self, eval_fn, output_dir, every_steps, best_metric=None,
-               best_mode="max", patience=None, save_fn=None, config_file=None,
-               metric_names=None):
+  def __init__(
+    self,
+    eval_fn,
+    output_dir,
+    every_steps,
+    best_metric=None,
+    best_mode="max",
+    patience=None,
+    save_fn=None,
+    config_file=None,
+    metric_names=None,
+  ):
     if every_steps < 1:
       raise InputError("eval every_steps must be >= 1, got %d" % every_steps)
     if best_mode not in BEST_MODES:
@@ -97,8 +106,10 @@ class EvalHook:
     if best_metric and save_fn is None:
       raise ValueError("best_metric needs a save_fn")
     if best_metric and metric_names and best_metric not in metric_names:
-      raise InputError("--best_metric=%s: not an evaluation metric (%s)" %
-                       (best_metric, ", ".join(sorted(metric_names))))
+      raise InputError(
+        "--best_metric=%s: not an evaluation metric (%s)"
+        % (best_metric, ", ".join(sorted(metric_names)))
+      )
     self.eval_fn = eval_fn
     self.output_dir = os.fspath(output_dir)
     self.every_steps = every_steps
@@ -121,8 +132,11 @@ class EvalHook:
   def begin(self, step, is_chief=True):
     """Loads the state of `output_dir` for a (resumed) run at `step`."""
     self._chief = is_chief
-    best, tmp, old = (self._path(BEST_DIR), self._path(BEST_DIR + ".tmp"),
-                      self._path(BEST_DIR + ".old"))
+    best, tmp, old = (
+      self._path(BEST_DIR),
+      self._path(BEST_DIR + ".tmp"),
+      self._path(BEST_DIR + ".old"),
+    )
     if is_chief:  # Finish or undo a swap a kill interrupted.
       if not tf.io.gfile.exists(best) and tf.io.gfile.exists(old):
         tf.io.gfile.rename(old, best)
@@ -132,15 +146,21 @@ class EvalHook:
     history = run_files.read_history(self._path(HISTORY_FILE))
     self.history = [h for h in history if h["global_step"] <= step]
     if len(self.history) < len(history):
-      logging.info("Dropping %d evaluations after step %d from %s",
-                   len(history) - len(self.history), step, HISTORY_FILE)
+      logging.info(
+        "Dropping %d evaluations after step %d from %s",
+        len(history) - len(self.history),
+        step,
+        HISTORY_FILE,
+      )
       if is_chief:
         run_files.write_history(self._path(HISTORY_FILE), self.history)
     self.best = None
     if self.best_metric:
       best_json = run_files.read_best(best)
       if best_json and (best_json["metric"], best_json["mode"]) == (
-          self.best_metric, self.best_mode):
+        self.best_metric,
+        self.best_mode,
+      ):
         self.best = best_json
     self.stopped = run_files.read_stopped(self._path(STOP_FILE))
 
@@ -155,8 +175,11 @@ class EvalHook:
   def is_pending(self, step, num_steps):
     """True if `step` is an evaluation point without its evaluation (a kill
     came between the checkpoint and the record)."""
-    return (self.is_due(step, num_steps) and not self.stopped and
-            all(h["global_step"] != step for h in self.history))
+    return (
+      self.is_due(step, num_steps)
+      and not self.stopped
+      and all(h["global_step"] != step for h in self.history)
+    )
 
   # -- Evaluation -----------------------------------------------------------
 
@@ -165,8 +188,11 @@ class EvalHook:
       return False
     if self.best is None:
       return True
-    return (value > self.best["value"] if self.best_mode == "max" else
-            value < self.best["value"])
+    return (
+      value > self.best["value"]
+      if self.best_mode == "max"
+      else value < self.best["value"]
+    )
 
   def _evals_since_best(self):
     best_step = self.best["global_step"] if self.best else -1
@@ -175,47 +201,65 @@ class EvalHook:
   def evaluate(self, trainer):
     """Runs `eval_fn`, records it; returns True when training should stop."""
     step = trainer.global_step
-    metrics = {k: _plain(v) for k, v in self.eval_fn(trainer).items()
-               if k != "global_step"}
+    metrics = {
+      k: _plain(v)
+      for k, v in self.eval_fn(trainer).items()
+      if k != "global_step"
+    }
     record = dict(global_step=int(step), **metrics)
     logging.info("Evaluation at step %d: %s", step, json.dumps(metrics))
     value = None
     if self.best_metric:
       if self.best_metric not in metrics:
-        raise InputError("--best_metric=%s: not an evaluation metric (%s)" %
-                         (self.best_metric, ", ".join(sorted(metrics))))
+        raise InputError(
+          "--best_metric=%s: not an evaluation metric (%s)"
+          % (self.best_metric, ", ".join(sorted(metrics)))
+        )
       value = float(metrics[self.best_metric])
     if self.best_metric and self._improves(value):
-      self.best = {"metric": self.best_metric, "mode": self.best_mode,
-                   "value": value, "global_step": int(step),
-                   "metrics": metrics}
+      self.best = {
+        "metric": self.best_metric,
+        "mode": self.best_mode,
+        "value": value,
+        "global_step": int(step),
+        "metrics": metrics,
+      }
       if self._chief:
         self._save_best(trainer.model)
-      logging.info("New best %s = %s at step %d", self.best_metric, value,
-                   step)
+      logging.info("New best %s = %s at step %d", self.best_metric, value, step)
     self.history.append(record)
     if self._chief:
       run_files.write_history(self._path(HISTORY_FILE), self.history)
       self._write_summaries(step, metrics)
-    if (self.patience is not None and
-        self._evals_since_best() >= self.patience):
-      self.stopped = {"global_step": int(step), "patience": self.patience,
-                      "best": self.best}
+    if self.patience is not None and self._evals_since_best() >= self.patience:
+      self.stopped = {
+        "global_step": int(step),
+        "patience": self.patience,
+        "best": self.best,
+      }
       if self._chief:
         run_files.write_json(self._path(STOP_FILE), self.stopped)
-      logging.info("Early stopping at step %d: %d evaluations without a "
-                   "better %s", step, self.patience, self.best_metric)
+      logging.info(
+        "Early stopping at step %d: %d evaluations without a better %s",
+        step,
+        self.patience,
+        self.best_metric,
+      )
     return bool(self.stopped)
 
   def _save_best(self, model):
     """Builds best.tmp/ and swaps it in for best/ (renames only)."""
-    best, tmp, old = (self._path(BEST_DIR), self._path(BEST_DIR + ".tmp"),
-                      self._path(BEST_DIR + ".old"))
+    best, tmp, old = (
+      self._path(BEST_DIR),
+      self._path(BEST_DIR + ".tmp"),
+      self._path(BEST_DIR + ".old"),
+    )
     if tf.io.gfile.exists(tmp):
       tf.io.gfile.rmtree(tmp)
     tf.io.gfile.makedirs(tmp)
-    self.save_fn(os.path.join(tmp, BEST_CHECKPOINT), model,
-                 self.best["global_step"])
+    self.save_fn(
+      os.path.join(tmp, BEST_CHECKPOINT), model, self.best["global_step"]
+    )
     if self.config_file:
       tf.io.gfile.copy(self.config_file, os.path.join(tmp, BEST_CONFIG))
     run_files.write_json(os.path.join(tmp, BEST_FILE), self.best)
@@ -228,8 +272,11 @@ class EvalHook:
   def _write_summaries(self, step, metrics):
     if self._writer is None:
       self._writer = tf.summary.create_file_writer(self._path(EVAL_DIR))
-    numbers = {k: v for k, v in metrics.items()
-               if isinstance(v, (int, float)) and not isinstance(v, bool)}
+    numbers = {
+      k: v
+      for k, v in metrics.items()
+      if isinstance(v, (int, float)) and not isinstance(v, bool)
+    }
     with self._writer.as_default():
       write_scalars(numbers, step)
     self._writer.flush()

@@ -31,11 +31,13 @@ def real_rows(strategy, model, dataset, batch_size, fn, traced_fns, key):
   replicas = strategy.num_replicas_in_sync
   size = -(-batch_size // replicas) * replicas
   padded = input_pipeline.without_autotune(
-      dataset.map(lambda f: batch_padding.pad_batch(f, size)))
+    dataset.map(lambda f: batch_padding.pad_batch(f, size))
+  )
   # Workers predict independently: no collectives, each sees all rows.
   local = distribution.num_workers(strategy) > 1 or replicas == 1
   run = traced_fns.get(key)
   if run is None:
+
     def step(features):
       features = dict(features)
       valid = features.pop(batch_padding.VALID)
@@ -43,17 +45,20 @@ def real_rows(strategy, model, dataset, batch_size, fn, traced_fns, key):
       result[batch_padding.VALID] = valid
       return result
 
-    run = tf.function(step if local else
-                      lambda f: strategy.run(step, args=(f,)))
+    run = tf.function(
+      step if local else lambda f: strategy.run(step, args=(f,))
+    )
     traced_fns[key] = run
   if local:
     batches = (run(features) for features in padded)
   else:
     options = tf.data.Options()
     options.experimental_distribute.auto_shard_policy = (
-        tf.data.experimental.AutoShardPolicy.OFF)
+      tf.data.experimental.AutoShardPolicy.OFF
+    )
     dist = strategy.experimental_distribute_dataset(
-        padded.with_options(options))
+      padded.with_options(options)
+    )
     batches = (batch_padding.concat_replicas(strategy, run(f)) for f in dist)
   try:
     for result in batches:
@@ -61,5 +66,6 @@ def real_rows(strategy, model, dataset, batch_size, fn, traced_fns, key):
       valid = result.pop(batch_padding.VALID)
       yield {k: v[valid] for k, v in result.items()}
   except tf.errors.DataLossError as e:
-    raise InputError(input_pipeline.damaged_input(
-        getattr(dataset, "input_files", ()), e)) from e
+    raise InputError(
+      input_pipeline.damaged_input(getattr(dataset, "input_files", ()), e)
+    ) from e

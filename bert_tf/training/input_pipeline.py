@@ -34,19 +34,24 @@ _SHUFFLE_BUFFER = 100
 def decode_record(record, name_to_features):
   """Parses one example; int64 becomes int32 (TPU-friendly, as the original)."""
   example = tf.io.parse_single_example(record, name_to_features)
-  return {k: tf.cast(v, tf.int32) if v.dtype == tf.int64 else v
-          for k, v in example.items()}
+  return {
+    k: tf.cast(v, tf.int32) if v.dtype == tf.int64 else v
+    for k, v in example.items()
+  }
 
 
 def _parse_and_batch(dataset, name_to_features, batch_size, drop_remainder):
-  dataset = dataset.map(lambda r: decode_record(r, name_to_features),
-                        num_parallel_calls=_AUTOTUNE)
+  dataset = dataset.map(
+    lambda r: decode_record(r, name_to_features), num_parallel_calls=_AUTOTUNE
+  )
   return dataset.batch(batch_size, drop_remainder=drop_remainder).prefetch(
-      _AUTOTUNE)
+    _AUTOTUNE
+  )
 
 
-def _records(input_files, interleave_files, num_shards, shard_index,
-             deterministic):
+def _records(
+  input_files, interleave_files, num_shards, shard_index, deterministic
+):
   """The (repeated) record stream of one pipeline, sharded across pipelines."""
   input_files = list(input_files)
   if not interleave_files:
@@ -58,9 +63,11 @@ def _records(input_files, interleave_files, num_shards, shard_index,
     files = files.shard(num_shards, shard_index)
   files = files.repeat().shuffle(buffer_size=len(input_files))
   records = files.interleave(
-      tf.data.TFRecordDataset, cycle_length=min(4, len(input_files)),
-      num_parallel_calls=_AUTOTUNE,
-      deterministic=deterministic)
+    tf.data.TFRecordDataset,
+    cycle_length=min(4, len(input_files)),
+    num_parallel_calls=_AUTOTUNE,
+    deterministic=deterministic,
+  )
   return records if shard_files else records.shard(num_shards, shard_index)
 
 
@@ -78,9 +85,14 @@ def without_autotune(dataset):
   return dataset.with_options(options)
 
 
-def training_dataset_fn(input_files, name_to_features, global_batch_size,
-                        interleave_files=False, deterministic=False,
-                        shuffle_buffer=_SHUFFLE_BUFFER):
+def training_dataset_fn(
+  input_files,
+  name_to_features,
+  global_batch_size,
+  interleave_files=False,
+  deterministic=False,
+  shuffle_buffer=_SHUFFLE_BUFFER,
+):
   """Returns `dataset_fn(input_context)` for `Trainer.train`.
 
   Args:
@@ -93,12 +105,17 @@ def training_dataset_fn(input_files, name_to_features, global_batch_size,
     shuffle_buffer: records shuffled at a time; the original's 100 suits
       files written in shuffled order.
   """
+
   def dataset_fn(input_context=None):
     ctx = input_context or tf.distribute.InputContext()
     batch_size = ctx.get_per_replica_batch_size(global_batch_size)
-    records = _records(input_files, interleave_files,
-                       ctx.num_input_pipelines, ctx.input_pipeline_id,
-                       deterministic)
+    records = _records(
+      input_files,
+      interleave_files,
+      ctx.num_input_pipelines,
+      ctx.input_pipeline_id,
+      deterministic,
+    )
     records = records.shuffle(buffer_size=shuffle_buffer)
     return _parse_and_batch(records, name_to_features, batch_size, True)
 
@@ -130,8 +147,7 @@ def record_files(patterns, flag_name):
   return files
 
 
-def count_records(input_files, name_to_features, flag_name,
-                  value_limits=None):
+def count_records(input_files, name_to_features, flag_name, value_limits=None):
   """The number of records in `input_files`, after checking that the first
   one has the features (names, types and lengths) the task reads.
 
@@ -145,14 +161,18 @@ def count_records(input_files, name_to_features, flag_name,
       tf.io.parse_single_example(record, name_to_features)
     if not value_limits:
       return int(records.reduce(0, lambda count, _: count + 1))
-    return sum(_count_within(path, name_to_features, value_limits, flag_name)
-               for path in input_files)
+    return sum(
+      _count_within(path, name_to_features, value_limits, flag_name)
+      for path in input_files
+    )
   except tf.errors.DataLossError as e:
     raise InputError("--%s: %s" % (flag_name, damaged_input(input_files, e)))
   except tf.errors.InvalidArgumentError as e:
-    raise InputError("--%s=%s: records without this task's features (%s); "
-                     "other --max_seq_length?" %
-                     (flag_name, input_files[0], first_line(e.message)))
+    raise InputError(
+      "--%s=%s: records without this task's features (%s); "
+      "other --max_seq_length?"
+      % (flag_name, input_files[0], first_line(e.message))
+    )
 
 
 def _count_within(path, name_to_features, value_limits, flag_name):
@@ -163,19 +183,36 @@ def _count_within(path, name_to_features, value_limits, flag_name):
 
   def outside(record):
     values = tf.io.parse_single_example(record, spec)
-    return tf.reduce_any([tf.reduce_any((values[name] < 0) |
-                                        (values[name] >= limit))
-                          for name, limit in limits])
+    return tf.reduce_any(
+      [
+        tf.reduce_any((values[name] < 0) | (values[name] >= limit))
+        for name, limit in limits
+      ]
+    )
 
-  count, first_bad = tf.data.TFRecordDataset(path).map(outside).enumerate(
-  ).reduce((tf.constant(0, tf.int64), tf.constant(-1, tf.int64)),
-           lambda state, item: (state[0] + 1, tf.where(
-               (state[1] < 0) & item[1], item[0], state[1])))
+  count, first_bad = (
+    tf.data.TFRecordDataset(path)
+    .map(outside)
+    .enumerate()
+    .reduce(
+      (tf.constant(0, tf.int64), tf.constant(-1, tf.int64)),
+      lambda state, item: (
+        state[0] + 1,
+        tf.where((state[1] < 0) & item[1], item[0], state[1]),
+      ),
+    )
+  )
   if first_bad >= 0:
-    raise InputError("--%s: %s: record %d has a value outside %s; records "
-                     "made with other labels?" % (
-                         flag_name, path, int(first_bad) + 1, ", ".join(
-                             "%s in [0, %d)" % item for item in limits)))
+    raise InputError(
+      "--%s: %s: record %d has a value outside %s; records "
+      "made with other labels?"
+      % (
+        flag_name,
+        path,
+        int(first_bad) + 1,
+        ", ".join("%s in [0, %d)" % item for item in limits),
+      )
+    )
   return int(count)
 
 
@@ -191,10 +228,13 @@ def first_record(input_files):
   try:
     example = tf.train.Example.FromString(records[0].numpy())
   except Exception as e:  # pylint: disable=broad-except
-    raise InputError("%s: not a tf.train.Example (%s)" %
-                     (input_files[0], first_line(str(e)))) from None
-  return {name: list(feature.int64_list.value or feature.float_list.value)
-          for name, feature in example.features.feature.items()}
+    raise InputError(
+      "%s: not a tf.train.Example (%s)" % (input_files[0], first_line(str(e)))
+    ) from None
+  return {
+    name: list(feature.int64_list.value or feature.float_list.value)
+    for name, feature in example.features.feature.items()
+  }
 
 
 def check_first_record(path, name_to_features, flag, hint):
@@ -205,21 +245,24 @@ def check_first_record(path, name_to_features, flag, hint):
   record = first_record([path])
   for name, spec in name_to_features.items():
     if name not in record:
-      raise InputError("--%s %s: record 0 has no %s feature" %
-                       (flag, path, name))
+      raise InputError(
+        "--%s %s: record 0 has no %s feature" % (flag, path, name)
+      )
     length = math.prod(spec.shape)
     if len(record[name]) != length:
       raise InputError(
-          "--%s %s: record 0 has %d values of %s, the flags expect %d (%s)" %
-          (flag, path, len(record[name]), name, length, hint))
+        "--%s %s: record 0 has %d values of %s, the flags expect %d (%s)"
+        % (flag, path, len(record[name]), name, length, hint)
+      )
 
 
 def train_records(patterns, name_to_features, value_limits=None):
   """--train_records (comma-separated globs) -> (files, number of records),
   checked as `record_files` and `count_records` do."""
   files = record_files(patterns, "train_records")
-  return files, count_records(files, name_to_features, "train_records",
-                              value_limits)
+  return files, count_records(
+    files, name_to_features, "train_records", value_limits
+  )
 
 
 def damaged_input(input_files, error):
@@ -235,8 +278,14 @@ def damaged_input(input_files, error):
   return "damaged input (%s)" % first_line(error.message)
 
 
-def eval_dataset(input_files, name_to_features, global_batch_size,
-                 repeat=False, drop_remainder=False, max_batches=None):
+def eval_dataset(
+  input_files,
+  name_to_features,
+  global_batch_size,
+  repeat=False,
+  drop_remainder=False,
+  max_batches=None,
+):
   """Sequential global batches for `Trainer.evaluate` / `Trainer.predict`.
 
   `repeat=True, drop_remainder=True, max_batches=max_eval_steps` is the
@@ -245,8 +294,9 @@ def eval_dataset(input_files, name_to_features, global_batch_size,
   records = tf.data.TFRecordDataset(list(input_files))
   if repeat:
     records = records.repeat()
-  dataset = _parse_and_batch(records, name_to_features, global_batch_size,
-                             drop_remainder)
+  dataset = _parse_and_batch(
+    records, name_to_features, global_batch_size, drop_remainder
+  )
   if max_batches is not None:
     dataset = dataset.take(max_batches)
   dataset.input_files = list(input_files)  # for `damaged_input`

@@ -49,7 +49,8 @@ class WarmupLinearDecay(keras.optimizers.schedules.LearningRateSchedule):
     init_lr = tf.constant(self.init_lr, tf.float32)
     # polynomial_decay(power=1, end=0, cycle=False) of the original.
     done = tf.minimum(step, float(self.num_train_steps)) / float(
-        self.num_train_steps)
+      self.num_train_steps
+    )
     decayed = init_lr * (1.0 - done)
     if not self.num_warmup_steps:
       return decayed
@@ -57,8 +58,11 @@ class WarmupLinearDecay(keras.optimizers.schedules.LearningRateSchedule):
     return tf.where(step < float(self.num_warmup_steps), warmup, decayed)
 
   def get_config(self):
-    return {"init_lr": self.init_lr, "num_train_steps": self.num_train_steps,
-            "num_warmup_steps": self.num_warmup_steps}
+    return {
+      "init_lr": self.init_lr,
+      "num_train_steps": self.num_train_steps,
+      "num_warmup_steps": self.num_warmup_steps,
+    }
 
 
 class AllReduceThenClip:
@@ -87,8 +91,17 @@ def variable_key(variable):
   return getattr(variable, "path", None) or variable.name
 
 
-def _adam_weight_decay_update(gradient, variable, m, v, learning_rate,
-                              beta_1, beta_2, epsilon, weight_decay_rate):
+def _adam_weight_decay_update(
+  gradient,
+  variable,
+  m,
+  v,
+  learning_rate,
+  beta_1,
+  beta_2,
+  epsilon,
+  weight_decay_rate,
+):
   """One variable's update, op for op as the original `apply_gradients`
   (all float32: the slots and the master weights never leave it).
 
@@ -104,16 +117,22 @@ def _adam_weight_decay_update(gradient, variable, m, v, learning_rate,
 
 def _scaled_update(gradient, clip_scale, variable, m, v, *hyper):
   """The update of the clipped gradient `gradient * clip_scale`."""
-  return _adam_weight_decay_update(gradient * clip_scale, variable, m, v,
-                                   *hyper)
+  return _adam_weight_decay_update(
+    gradient * clip_scale, variable, m, v, *hyper
+  )
 
 
 def _scaled_update_in_place(gradient, clip_scale, variable, m, v, *hyper):
   """`_scaled_update` assigned inside the kernel: XLA then updates the
   buffers in place instead of writing new tensors to copy back."""
   new_variable, new_m, new_v = _scaled_update(
-      gradient, clip_scale, variable.read_value(), m.read_value(),
-      v.read_value(), *hyper)
+    gradient,
+    clip_scale,
+    variable.read_value(),
+    m.read_value(),
+    v.read_value(),
+    *hyper,
+  )
   m.assign(new_m)
   v.assign(new_v)
   variable.assign(new_variable)
@@ -126,8 +145,7 @@ def _scaled_update_in_place(gradient, clip_scale, variable, m, v, *hyper):
 # a*b + c into fused multiply-adds, so values differ from the op-by-op
 # update in the last bit (the golden trajectories hold to 1e-5 either way).
 _fused_update = tf.function(_scaled_update, jit_compile=True)
-_fused_update_in_place = tf.function(_scaled_update_in_place,
-                                     jit_compile=True)
+_fused_update_in_place = tf.function(_scaled_update_in_place, jit_compile=True)
 
 
 def _tf_variable(variable):
@@ -152,10 +170,18 @@ class AdamWeightDecay(AllReduceThenClip, keras.optimizers.Optimizer):
   `_fused_update`).
   """
 
-  def __init__(self, learning_rate=0.001, weight_decay_rate=0.01, beta_1=0.9,
-               beta_2=0.999, epsilon=1e-6,
-               exclude_from_weight_decay=DEFAULT_EXCLUDE, fused=False,
-               name="AdamWeightDecay", **kwargs):
+  def __init__(
+    self,
+    learning_rate=0.001,
+    weight_decay_rate=0.01,
+    beta_1=0.9,
+    beta_2=0.999,
+    epsilon=1e-6,
+    exclude_from_weight_decay=DEFAULT_EXCLUDE,
+    fused=False,
+    name="AdamWeightDecay",
+    **kwargs,
+  ):
     super().__init__(learning_rate=learning_rate, name=name, **kwargs)
     self.weight_decay_rate = weight_decay_rate
     self.beta_1 = beta_1
@@ -182,9 +208,15 @@ class AdamWeightDecay(AllReduceThenClip, keras.optimizers.Optimizer):
     if not self.fused:
       return super()._clip_reduced(grads)
     # Fused: the update multiplies each gradient by the clipping factor.
-    self._clip_factor = tf.constant(1.0) if not self.global_clipnorm else (
-        _clip_scale([g for g in grads if g is not None],
-                    float(self.global_clipnorm)))
+    self._clip_factor = (
+      tf.constant(1.0)
+      if not self.global_clipnorm
+      else (
+        _clip_scale(
+          [g for g in grads if g is not None], float(self.global_clipnorm)
+        )
+      )
+    )
     return grads
 
   def update_step(self, gradient, variable, learning_rate):
@@ -194,13 +226,22 @@ class AdamWeightDecay(AllReduceThenClip, keras.optimizers.Optimizer):
     # gather gradient arrives as IndexedSlices).
     gradient = tf.cast(tf.convert_to_tensor(gradient), dtype)
     m, v = self._m[index], self._v[index]
-    args = (tf.cast(learning_rate, dtype), self.beta_1, self.beta_2,
-            self.epsilon,
-            self.weight_decay_rate if self._decay[index] else 0.0)
+    args = (
+      tf.cast(learning_rate, dtype),
+      self.beta_1,
+      self.beta_2,
+      self.epsilon,
+      self.weight_decay_rate if self._decay[index] else 0.0,
+    )
     if self.fused and not tf.distribute.has_strategy():
-      _fused_update_in_place(gradient, self._clip_factor,
-                             _tf_variable(variable), _tf_variable(m),
-                             _tf_variable(v), *args)
+      _fused_update_in_place(
+        gradient,
+        self._clip_factor,
+        _tf_variable(variable),
+        _tf_variable(m),
+        _tf_variable(v),
+        *args,
+      )
       return
     # Under a strategy Keras' assign writes each replica's own copies.
     current = [tf.convert_to_tensor(t) for t in (variable, m, v)]
@@ -213,11 +254,16 @@ class AdamWeightDecay(AllReduceThenClip, keras.optimizers.Optimizer):
 
   def get_config(self):
     config = super().get_config()
-    config.update({
-        "weight_decay_rate": self.weight_decay_rate, "beta_1": self.beta_1,
-        "beta_2": self.beta_2, "epsilon": self.epsilon,
+    config.update(
+      {
+        "weight_decay_rate": self.weight_decay_rate,
+        "beta_1": self.beta_1,
+        "beta_2": self.beta_2,
+        "epsilon": self.epsilon,
         "exclude_from_weight_decay": list(self.exclude_patterns),
-        "fused": self.fused})
+        "fused": self.fused,
+      }
+    )
     return config
 
 
@@ -225,9 +271,15 @@ class _Lamb(AllReduceThenClip, keras.optimizers.Lamb):
   """Core Keras LAMB with the BERT reduce-then-clip order."""
 
 
-def create_optimizer(init_lr, num_train_steps, num_warmup_steps,
-                     optimizer_type="adamw", weight_decay_rate=0.01,
-                     clip_norm=1.0, fused=True):
+def create_optimizer(
+  init_lr,
+  num_train_steps,
+  num_warmup_steps,
+  optimizer_type="adamw",
+  weight_decay_rate=0.01,
+  clip_norm=1.0,
+  fused=True,
+):
   """Returns a Keras optimizer with the original's exact update rule.
 
   Args:
@@ -243,20 +295,31 @@ def create_optimizer(init_lr, num_train_steps, num_warmup_steps,
       `AdamWeightDecay`).
   """
   if num_train_steps <= 0:
-    raise InputError("num_train_steps must be positive, got %r" %
-                     num_train_steps)
+    raise InputError(
+      "num_train_steps must be positive, got %r" % num_train_steps
+    )
   schedule = WarmupLinearDecay(init_lr, num_train_steps, num_warmup_steps)
   if optimizer_type == "adamw":
-    return AdamWeightDecay(learning_rate=schedule,
-                           weight_decay_rate=weight_decay_rate,
-                           global_clipnorm=clip_norm, fused=fused)
+    return AdamWeightDecay(
+      learning_rate=schedule,
+      weight_decay_rate=weight_decay_rate,
+      global_clipnorm=clip_norm,
+      fused=fused,
+    )
   if optimizer_type == "lamb":
-    optimizer = _Lamb(learning_rate=schedule, epsilon=1e-6,
-                      weight_decay=weight_decay_rate or None,
-                      global_clipnorm=clip_norm, name="Lamb")
+    optimizer = _Lamb(
+      learning_rate=schedule,
+      epsilon=1e-6,
+      weight_decay=weight_decay_rate or None,
+      global_clipnorm=clip_norm,
+      name="Lamb",
+    )
     # Keras matches these against the short name (`gamma`, `beta`, `bias`).
     optimizer.exclude_from_weight_decay(
-        var_names=["LayerNorm", "layer_norm", "bias", "gamma", "beta"])
+      var_names=["LayerNorm", "layer_norm", "bias", "gamma", "beta"]
+    )
     return optimizer
-  raise InputError("--optimizer must be one of %s, got %r" %
-                   ("|".join(OPTIMIZER_TYPES), optimizer_type))
+  raise InputError(
+    "--optimizer must be one of %s, got %r"
+    % ("|".join(OPTIMIZER_TYPES), optimizer_type)
+  )

@@ -34,14 +34,16 @@ import tqdm
 
 LOG_SECONDS = 30.0
 _SCALAR_METADATA = summary_pb2.SummaryMetadata(
-    plugin_data=summary_pb2.SummaryMetadata.PluginData(plugin_name="scalars"))
+  plugin_data=summary_pb2.SummaryMetadata.PluginData(plugin_name="scalars")
+)
 
 
 def write_scalars(scalars, step):
   """Writes {tag: number} as TensorBoard scalars to the default writer."""
   for name, value in scalars.items():
-    tf.summary.write(name, tf.constant(value, tf.float32), step=step,
-                     metadata=_SCALAR_METADATA)
+    tf.summary.write(
+      name, tf.constant(value, tf.float32), step=step, metadata=_SCALAR_METADATA
+    )
 
 
 class HostLoopPacer:
@@ -85,10 +87,22 @@ class Progress:
     log_seconds: the longest silence when there is no bar.
   """
 
-  def __init__(self, total, initial=0, desc=None, unit="step", enabled=True,
-               log_seconds=LOG_SECONDS):
-    self.bar = tqdm.tqdm(total=total, initial=initial, desc=desc, unit=unit,
-                         disable=None if enabled else True)
+  def __init__(
+    self,
+    total,
+    initial=0,
+    desc=None,
+    unit="step",
+    enabled=True,
+    log_seconds=LOG_SECONDS,
+  ):
+    self.bar = tqdm.tqdm(
+      total=total,
+      initial=initial,
+      desc=desc,
+      unit=unit,
+      disable=None if enabled else True,
+    )
     self._log = enabled and self.bar.disable
     self._desc, self._unit, self._total = desc, unit, total
     self._done = initial
@@ -123,7 +137,8 @@ class Progress:
       postfix["loss"] = "%.4f" % loss
     if self._examples:
       postfix["ex_per_s"] = "%.1f" % (
-          self._examples / max(now - self._start, 1e-9))
+        self._examples / max(now - self._start, 1e-9)
+      )
     if postfix:
       self.bar.set_postfix(postfix, refresh=False)
     if self._log and now - self._logged >= self._log_seconds:
@@ -134,8 +149,15 @@ class Progress:
     """`train: step 40/100, loss = 0.61, 16.2 examples/s, ETA 0:01:12`."""
     seconds = max(now - self._start, 1e-9)
     rate = (self._done - self._start_done) / seconds
-    parts = ["%s: %s %d%s" % (self._desc, self._unit, self._done,
-                              "/%d" % self._total if self._total else "")]
+    parts = [
+      "%s: %s %d%s"
+      % (
+        self._desc,
+        self._unit,
+        self._done,
+        "/%d" % self._total if self._total else "",
+      )
+    ]
     if loss is not None:
       parts.append("loss = %.5f" % loss)
     if self._examples:

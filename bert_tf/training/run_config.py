@@ -60,9 +60,12 @@ class RunConfig:
 
   def identity(self):
     """{key: value} of everything that makes the model what it is."""
-    return {"task": self.task, "head": self.head,
-            "do_lower_case": self.tokenizer.get("do_lower_case"),
-            "bert_config": self.bert_config}
+    return {
+      "task": self.task,
+      "head": self.head,
+      "do_lower_case": self.tokenizer.get("do_lower_case"),
+      "bert_config": self.bert_config,
+    }
 
   def to_json(self):
     return dict(format=FORMAT, version=VERSION, **dataclasses.asdict(self))
@@ -71,11 +74,14 @@ class RunConfig:
 def tokenizer_settings(vocab_file, do_lower_case, spm_model_file):
   """The tokenizer part: absolute paths, so the run folder can move away
   from the command's working directory."""
-  absolute = lambda path: os.path.abspath(path) if path and "://" not in (
-      path) else path
-  return {"vocab_file": None if spm_model_file else absolute(vocab_file),
-          "spm_model_file": absolute(spm_model_file),
-          "do_lower_case": bool(do_lower_case)}
+  absolute = lambda path: (
+    os.path.abspath(path) if path and "://" not in (path) else path
+  )
+  return {
+    "vocab_file": None if spm_model_file else absolute(vocab_file),
+    "spm_model_file": absolute(spm_model_file),
+    "do_lower_case": bool(do_lower_case),
+  }
 
 
 def read(folder):
@@ -93,8 +99,10 @@ def read(folder):
   if not isinstance(data, dict) or data.get("format") != FORMAT:
     raise InputError("%s: not a bert_tf run config" % path)
   if data.get("version") != VERSION:
-    raise InputError("%s: version %r; this bert_tf reads version %d" %
-                     (path, data.get("version"), VERSION))
+    raise InputError(
+      "%s: version %r; this bert_tf reads version %d"
+      % (path, data.get("version"), VERSION)
+    )
   fields = {f.name for f in dataclasses.fields(RunConfig)}
   try:
     return RunConfig(**{k: v for k, v in data.items() if k in fields})
@@ -121,8 +129,10 @@ def check_same_model(recorded, settings, where, hint):
   difference = _first_difference(recorded.identity(), settings.identity())
   if difference:
     key, old, new = difference
-    raise InputError("%s holds a model with %s=%s, this command asks for %s; "
-                     "%s" % (where, key, _short(old), _short(new), hint))
+    raise InputError(
+      "%s holds a model with %s=%s, this command asks for %s; "
+      "%s" % (where, key, _short(old), _short(new), hint)
+    )
 
 
 def _short(value):
@@ -130,8 +140,11 @@ def _short(value):
   return text if len(text) <= 60 else text[:57] + "..."
 
 
-def check_or_write(folder, settings, hint="use --overwrite_output_dir to "
-                   "start over, or another --output_dir"):
+def check_or_write(
+  folder,
+  settings,
+  hint="use --overwrite_output_dir to start over, or another --output_dir",
+):
   """Records `settings` in a new run folder; for a folder that has them
   already, refuses other model settings (the checkpoints there would
   silently be used) and -> the recorded RunConfig's training settings that
@@ -143,6 +156,8 @@ def check_or_write(folder, settings, hint="use --overwrite_output_dir to "
       f.write(json.dumps(settings.to_json(), indent=2, sort_keys=True) + "\n")
     return {}
   check_same_model(recorded, settings, "--output_dir=%s" % folder, hint)
-  return {key: (recorded.training.get(key), value)
-          for key, value in settings.training.items()
-          if recorded.training.get(key) != value}
+  return {
+    key: (recorded.training.get(key), value)
+    for key, value in settings.training.items()
+    if recorded.training.get(key) != value
+  }

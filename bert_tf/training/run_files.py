@@ -53,9 +53,10 @@ def parse_json(text, where):
   try:
     return json.loads(text)
   except (ValueError, RecursionError) as e:
-    raise InputError("%s: not JSON (%s)" % (
-        where, e if isinstance(e, ValueError) else "nested too deeply")
-                     ) from None
+    raise InputError(
+      "%s: not JSON (%s)"
+      % (where, e if isinstance(e, ValueError) else "nested too deeply")
+    ) from None
 
 
 def read_json(path):
@@ -85,8 +86,9 @@ def read_history(path):
     record = parse_json(line, "%s line %d" % (path, line_number))
     step = record.get("global_step") if isinstance(record, dict) else None
     if not isinstance(step, int) or isinstance(step, bool):
-      raise InputError("%s line %d: no integer global_step" %
-                       (path, line_number))
+      raise InputError(
+        "%s line %d: no integer global_step" % (path, line_number)
+      )
     records.append(record)
   return records
 
@@ -108,8 +110,9 @@ def read_best(best_dir):
     int(best["global_step"]), float(best["value"])
     str(best["metric"]), str(best["mode"])
   except (ValueError, KeyError, TypeError, IndexError) as e:
-    raise InputError("%s: not a best-checkpoint record (%s)" %
-                     (path, e)) from None
+    raise InputError(
+      "%s: not a best-checkpoint record (%s)" % (path, e)
+    ) from None
   return best
 
 
@@ -117,8 +120,9 @@ def read_stopped(path):
   """early_stopping.json ({"global_step", ...}), or None without one."""
   stopped = read_json(path)
   if stopped is not None and not (
-      isinstance(stopped, dict) and isinstance(stopped.get("global_step"),
-                                               int)):
-    raise InputError("%s: not an early-stopping record (no integer "
-                     "global_step)" % path)
+    isinstance(stopped, dict) and isinstance(stopped.get("global_step"), int)
+  ):
+    raise InputError(
+      "%s: not an early-stopping record (no integer global_step)" % path
+    )
   return stopped

@@ -32,14 +32,16 @@ def check_batch_size(strategy, dataset_fn, accumulation):
   """InputError unless the per-replica batch of `dataset_fn` is static and
   divisible by `accumulation`."""
   replicas = strategy.num_replicas_in_sync
-  spec = dataset_fn(tf.distribute.InputContext(
-      num_replicas_in_sync=replicas)).element_spec
+  spec = dataset_fn(
+    tf.distribute.InputContext(num_replicas_in_sync=replicas)
+  ).element_spec
   batch = tf.nest.flatten(spec)[0].shape[0]
   if batch is None or batch % accumulation:
     raise InputError(
-        "per-replica batch %s (global batch / %d replicas) must be static "
-        "and divisible by --gradient_accumulation_steps=%d" %
-        (batch, replicas, accumulation))
+      "per-replica batch %s (global batch / %d replicas) must be static "
+      "and divisible by --gradient_accumulation_steps=%d"
+      % (batch, replicas, accumulation)
+    )
 
 
 def resumed_input(strategy, dataset_fn, step, restored, model_checkpoint):
@@ -52,14 +54,16 @@ def resumed_input(strategy, dataset_fn, step, restored, model_checkpoint):
   they resume by skipping the batches of the first `step` steps (exact in
   deterministic mode, where the input order is reproducible).
   """
+
   def untuned_fn(ctx):
     return input_pipeline.without_autotune(dataset_fn(ctx))
 
   iterator = iter(strategy.distribute_datasets_from_function(untuned_fn))
   # Only the default strategy's iterator is a (checkpointable) tf.data one.
   if isinstance(iterator, tf.data.Iterator):
-    names = ([n for n, _ in tf.train.list_variables(restored)] if restored
-             else [])
+    names = (
+      [n for n, _ in tf.train.list_variables(restored)] if restored else []
+    )
     if not step or any(n.startswith("data/") for n in names):
       if step:
         tf.train.Checkpoint(data=iterator).read(restored).expect_partial()
@@ -89,8 +93,9 @@ class UpdateStep:
 
   def retrace(self):
     """Traces the gradients anew: the trainable variables have changed."""
-    self._grad_fn = tf.function(self._compute_gradients,
-                                jit_compile=self.use_xla)
+    self._grad_fn = tf.function(
+      self._compute_gradients, jit_compile=self.use_xla
+    )
 
   def _compute_gradients(self, features, scale):
     variables = self.model.trainable_variables
@@ -115,20 +120,29 @@ class UpdateStep:
 
       def body(i, loss_sum, grad_sums):
         step_loss, step_grads = self._grad_fn(
-            batch_padding.take(micro, i), scale)
-        return (i + 1, loss_sum + step_loss,
-                [s + step_grads[j] for s, j in zip(grad_sums, present)])
+          batch_padding.take(micro, i), scale
+        )
+        return (
+          i + 1,
+          loss_sum + step_loss,
+          [s + step_grads[j] for s, j in zip(grad_sums, present)],
+        )
 
       _, loss, sums = tf.while_loop(
-          lambda i, *_: i < n, body,
-          (tf.constant(1), loss, [grads[j] for j in present]))
+        lambda i, *_: i < n,
+        body,
+        (tf.constant(1), loss, [grads[j] for j in present]),
+      )
       grads = list(grads)
       for j, total in zip(present, sums):
         grads[j] = total
     # Variables outside the loss (the pooler under SQuAD, as in the original)
     # have no gradient: leave them out so Keras does not warn about them.
-    pairs = [(g, v) for g, v in zip(grads, self.model.trainable_variables)
-             if g is not None]
+    pairs = [
+      (g, v)
+      for g, v in zip(grads, self.model.trainable_variables)
+      if g is not None
+    ]
     self.optimizer.apply([g for g, _ in pairs], [v for _, v in pairs])
     return loss, batch
 
@@ -167,9 +181,10 @@ def run_host_loop(train_loop, pacer, iterator, step, stop, bar, input_files):
     if not np.isfinite(loss):
       # A NaN/inf loss only spreads: stop before saving it.
       raise InputError(
-          "training loss is %s in steps %d..%d: check --learning_rate, "
-          "the labels and the inputs (nothing of these steps was "
-          "saved)" % (loss, done + 1, done + n))
+        "training loss is %s in steps %d..%d: check --learning_rate, "
+        "the labels and the inputs (nothing of these steps was "
+        "saved)" % (loss, done + 1, done + n)
+      )
     losses.append((loss, n))
     examples, done = examples + count, done + n
     bar.update(n, loss=loss, examples=count)

@@ -59,17 +59,30 @@ from bert_tf.training.progress import write_scalars
 class Trainer:
   """Trains, evaluates and predicts a Keras model under a strategy."""
 
-  def __init__(self, task, optimizer_fn, output_dir, strategy=None,
-               iterations_per_loop=1000, save_checkpoints_steps=1000,
-               keep_checkpoint_max=5, gradient_accumulation_steps=1,
-               use_xla=False, init_checkpoint_fn=None, progress=True,
-               unfreeze_schedule=None):
+  def __init__(
+    self,
+    task,
+    optimizer_fn,
+    output_dir,
+    strategy=None,
+    iterations_per_loop=1000,
+    save_checkpoints_steps=1000,
+    keep_checkpoint_max=5,
+    gradient_accumulation_steps=1,
+    use_xla=False,
+    init_checkpoint_fn=None,
+    progress=True,
+    unfreeze_schedule=None,
+  ):
     if gradient_accumulation_steps < 1:
-      raise InputError("--gradient_accumulation_steps must be >= 1, got %d" %
-                       gradient_accumulation_steps)
+      raise InputError(
+        "--gradient_accumulation_steps must be >= 1, got %d"
+        % gradient_accumulation_steps
+      )
     if iterations_per_loop < 1:
-      raise InputError("--iterations_per_loop must be >= 1, got %d" %
-                       iterations_per_loop)
+      raise InputError(
+        "--iterations_per_loop must be >= 1, got %d" % iterations_per_loop
+      )
     self.strategy = strategy or tf.distribute.get_strategy()
     self.output_dir = os.fspath(output_dir)
     self.iterations_per_loop = iterations_per_loop
@@ -84,8 +97,10 @@ class Trainer:
     with self.strategy.scope():
       self.model = task.build_model()
       optimizer = optimizer_fn()
-      if (keras.mixed_precision.global_policy().name == "mixed_float16" and
-          not isinstance(optimizer, keras.optimizers.LossScaleOptimizer)):
+      if (
+        keras.mixed_precision.global_policy().name == "mixed_float16"
+        and not isinstance(optimizer, keras.optimizers.LossScaleOptimizer)
+      ):
         optimizer = keras.mixed_precision.LossScaleOptimizer(optimizer)
       self.optimizer = optimizer
       self.optimizer.build(self.model.trainable_variables)
@@ -96,12 +111,19 @@ class Trainer:
     self._pinned = False
     self._inference_fns = {}  # key -> traced inference step
     self._train_loop = None
-    self._pacer = HostLoopPacer(whole_loops=(
-        isinstance(self.strategy, tf.distribute.TPUStrategy) or
-        distribution.num_workers(self.strategy) > 1))
+    self._pacer = HostLoopPacer(
+      whole_loops=(
+        isinstance(self.strategy, tf.distribute.TPUStrategy)
+        or distribution.num_workers(self.strategy) > 1
+      )
+    )
     self._update = train_steps.UpdateStep(
-        self.model, task.loss, self.optimizer, gradient_accumulation_steps,
-        use_xla)
+      self.model,
+      task.loss,
+      self.optimizer,
+      gradient_accumulation_steps,
+      use_xla,
+    )
 
   @property
   def global_step(self):
@@ -114,9 +136,13 @@ class Trainer:
     latest = tf.train.latest_checkpoint(self.output_dir)
     if latest and latest != self._synced_checkpoint:
       self._synced_checkpoint = checkpointing.restore_newest_intact(
-          checkpoint, self.output_dir, latest)
-      logging.info("Resuming from checkpoint %s at step %d",
-                   self._synced_checkpoint, self.global_step)
+        checkpoint, self.output_dir, latest
+      )
+      logging.info(
+        "Resuming from checkpoint %s at step %d",
+        self._synced_checkpoint,
+        self.global_step,
+      )
     elif not latest and not self._initialized and self.init_checkpoint_fn:
       self.init_checkpoint_fn(self.model)
     self._initialized = True
@@ -132,8 +158,7 @@ class Trainer:
   # -- Training -------------------------------------------------------------
 
   def _make_train_loop(self):
-    return train_steps.make_train_loop(self.strategy,
-                                       self._update.replica_step)
+    return train_steps.make_train_loop(self.strategy, self._update.replica_step)
 
   def _model_checkpoint(self, **more):
     return checkpointing.model_checkpoint(self.model, self.optimizer, **more)
@@ -177,24 +202,39 @@ class Trainer:
       if eval_hook.is_pending(step, num_steps):
         self._evaluate_with(eval_hook)
       if eval_hook.stopped:
-        logging.info("Stopped early at step %d (%s); not training.",
-                     eval_hook.stopped["global_step"], run_files.STOP_FILE)
+        logging.info(
+          "Stopped early at step %d (%s); not training.",
+          eval_hook.stopped["global_step"],
+          run_files.STOP_FILE,
+        )
         return []
     if step >= num_steps:
-      logging.info("Already trained to step %d (num_steps=%d); not training.",
-                   step, num_steps)
+      logging.info(
+        "Already trained to step %d (num_steps=%d); not training.",
+        step,
+        num_steps,
+      )
       return []
     train_steps.check_batch_size(self.strategy, dataset_fn, self.accumulation)
     iterator, checkpoint = train_steps.resumed_input(
-        self.strategy, dataset_fn, step, self._synced_checkpoint,
-        self._model_checkpoint)
+      self.strategy,
+      dataset_fn,
+      step,
+      self._synced_checkpoint,
+      self._model_checkpoint,
+    )
     manager = checkpointing.checkpoint_manager(
-        checkpoint, self.output_dir, self.strategy, self.keep_checkpoint_max)
+      checkpoint, self.output_dir, self.strategy, self.keep_checkpoint_max
+    )
     self._train_loop = self._train_loop or self._make_train_loop()
-    writer = (tf.summary.create_file_writer(self.output_dir) if chief
-              else tf.summary.create_noop_writer())
-    bar = Progress(num_steps, initial=step, desc="train",
-                   enabled=self.progress and chief)
+    writer = (
+      tf.summary.create_file_writer(self.output_dir)
+      if chief
+      else tf.summary.create_noop_writer()
+    )
+    bar = Progress(
+      num_steps, initial=step, desc="train", enabled=self.progress and chief
+    )
     logging.info("Training from step %d to %d", step, num_steps)
     history = []
     with writer.as_default(), bar:
@@ -206,23 +246,37 @@ class Trainer:
         if eval_hook:
           stop = min(stop, eval_hook.next_stop(step, num_steps))
         loss, examples = train_steps.run_host_loop(
-            self._train_loop, self._pacer, iterator, step, stop, bar,
-            getattr(dataset_fn, "input_files", ()))
+          self._train_loop,
+          self._pacer,
+          iterator,
+          step,
+          stop,
+          bar,
+          getattr(dataset_fn, "input_files", ()),
+        )
         seconds = time.time() - start
-        stats = {"loss": loss,
-                 "learning_rate": float(self.optimizer.learning_rate),
-                 "steps_per_sec": (stop - step) / seconds,
-                 "examples_per_sec": examples / seconds}
+        stats = {
+          "loss": loss,
+          "learning_rate": float(self.optimizer.learning_rate),
+          "steps_per_sec": (stop - step) / seconds,
+          "examples_per_sec": examples / seconds,
+        }
         write_scalars(stats, stop)
-        logging.info("step %d/%d: loss = %.5f, %.1f examples/s", stop,
-                     num_steps, loss, stats["examples_per_sec"])
+        logging.info(
+          "step %d/%d: loss = %.5f, %.1f examples/s",
+          stop,
+          num_steps,
+          loss,
+          stats["examples_per_sec"],
+        )
         bar.logged()
         history.append(dict(stats, step=stop))
         step = stop
         evaluate = eval_hook and eval_hook.is_due(step, num_steps)
-        if (self.save_checkpoints_steps and
-            step % self.save_checkpoints_steps == 0) or (
-                step == num_steps or evaluate):
+        if (
+          self.save_checkpoints_steps
+          and step % self.save_checkpoints_steps == 0
+        ) or (step == num_steps or evaluate):
           self._save(manager)
         if evaluate and self._evaluate_with(eval_hook):
           break
@@ -245,11 +299,18 @@ class Trainer:
     if not self._pinned:
       self._restore_or_init(self._model_checkpoint())
     chief = distribution.is_chief(self.strategy)
-    with Progress(None, desc=key[0], unit="batch",
-                  enabled=self.progress and chief) as bar:
-      for batch in inference.real_rows(self.strategy, self.model, dataset,
-                                       batch_size, fn, self._inference_fns,
-                                       key):
+    with Progress(
+      None, desc=key[0], unit="batch", enabled=self.progress and chief
+    ) as bar:
+      for batch in inference.real_rows(
+        self.strategy,
+        self.model,
+        dataset,
+        batch_size,
+        fn,
+        self._inference_fns,
+        key,
+      ):
         yield batch
         bar.update(1)
 
@@ -269,6 +330,7 @@ class Trainer:
       batch_size: the global batch size the dataset was batched with.
       feature_keys: input features to pass through (e.g. `unique_ids`).
     """
+
     def fn(features, outputs):
       result = dict(outputs)
       result.update({k: features[k] for k in feature_keys})
@@ -281,21 +343,29 @@ class Trainer:
 
   def evaluate(self, dataset, batch_size):
     """Returns `{metric: sum(numerator)/sum(denominator), "global_step"}`."""
+
     def fn(features, outputs):
       metrics = self.task.metrics(features, outputs)
       if metrics is None:
         raise ValueError("evaluate() needs a task with metrics()")
-      return {"%s/%s" % (name, part): tf.cast(value, tf.float64)
-              for name, pair in metrics.items()
-              for part, value in zip(("num", "den"), pair)}
+      return {
+        "%s/%s" % (name, part): tf.cast(value, tf.float64)
+        for name, pair in metrics.items()
+        for part, value in zip(("num", "den"), pair)
+      }
 
     totals = {}
-    for batch in self._inference_batches(dataset, batch_size, fn,
-                                         ("evaluate",)):
+    for batch in self._inference_batches(
+      dataset, batch_size, fn, ("evaluate",)
+    ):
       for key, values in batch.items():
         totals[key] = totals.get(key, 0.0) + float(np.sum(values))
     names = sorted({key.rsplit("/", 1)[0] for key in totals})
-    results = {n: totals[n + "/num"] / totals[n + "/den"]
-               if totals[n + "/den"] else float("nan") for n in names}
+    results = {
+      n: totals[n + "/num"] / totals[n + "/den"]
+      if totals[n + "/den"]
+      else float("nan")
+      for n in names
+    }
     results["global_step"] = self.global_step
     return results

@@ -42,8 +42,9 @@ class UnfreezeSchedule:
     self._current = None  # frozen layers of the phase entered last
     steps = [s for s, _ in self.phases]
     if not steps or steps[0] != 0:
-      raise InputError("%s: the first phase must start at step 0, e.g. "
-                       "0:12,200:8,400:0" % flag)
+      raise InputError(
+        "%s: the first phase must start at step 0, e.g. 0:12,200:8,400:0" % flag
+      )
     if any(b <= a for a, b in zip(steps, steps[1:])):
       raise InputError("%s: phase steps must increase" % flag)
 
@@ -54,8 +55,9 @@ class UnfreezeSchedule:
     for item in text.split(","):
       match = _PHASE.fullmatch(item)
       if not match:
-        raise InputError("%s=%s: %r is not STEP:FROZEN_LAYERS" %
-                         (flag, text, item))
+        raise InputError(
+          "%s=%s: %r is not STEP:FROZEN_LAYERS" % (flag, text, item)
+        )
       phases.append((int(match.group(1)), int(match.group(2))))
     return cls(phases, "%s=%s" % (flag, text))
 
@@ -63,8 +65,10 @@ class UnfreezeSchedule:
     """InputError if a phase freezes more layers than the model has."""
     for step, frozen in self.phases:
       if frozen > num_layers:
-        raise InputError("%s: %d frozen layers from step %d, but the model "
-                         "has %d" % (self.flag, frozen, step, num_layers))
+        raise InputError(
+          "%s: %d frozen layers from step %d, but the model "
+          "has %d" % (self.flag, frozen, step, num_layers)
+        )
 
   def frozen_at(self, step):
     """Layers kept frozen during the update after `step` updates."""
@@ -93,10 +97,15 @@ class UnfreezeSchedule:
     self._current = frozen
     trainable = model.trainable_variables
     logging.info(
-        "unfreeze phase from step %d: lowest %d layers frozen, %d trainable "
-        "variables (%d parameters), %d of them newly unfrozen with fresh "
-        "optimizer slots", step, frozen, len(trainable),
-        sum(int(np.prod(v.shape)) for v in trainable), len(fresh))
+      "unfreeze phase from step %d: lowest %d layers frozen, %d trainable "
+      "variables (%d parameters), %d of them newly unfrozen with fresh "
+      "optimizer slots",
+      step,
+      frozen,
+      len(trainable),
+      sum(int(np.prod(v.shape)) for v in trainable),
+      len(fresh),
+    )
     return True
 
 
@@ -112,11 +121,16 @@ def reset_slots(optimizer, variables):
   # pylint: disable=protected-access
   owned = optimizer._trainable_variables
   slot_lists = [
-      value for value in vars(optimizer).values()
-      if isinstance(value, (list, tuple)) and value is not owned and
-      len(value) == len(owned) and all(
-          isinstance(s, keras.Variable) and s.shape == v.shape
-          for s, v in zip(value, owned))]
+    value
+    for value in vars(optimizer).values()
+    if isinstance(value, (list, tuple))
+    and value is not owned
+    and len(value) == len(owned)
+    and all(
+      isinstance(s, keras.Variable) and s.shape == v.shape
+      for s, v in zip(value, owned)
+    )
+  ]
   for variable in variables:
     index = optimizer._get_variable_index(variable)
     for slots in slot_lists:

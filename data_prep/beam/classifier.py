@@ -18,22 +18,28 @@ _CHUNK_SIZE = 1000  # examples per element
 
 
 def _encoder(label_list, max_seq_length, tokenizer_args, multi_label):
-  return RecordEncoder(label_list, max_seq_length,
-                       load_tokenizer(*tokenizer_args), multi_label)
+  return RecordEncoder(
+    label_list, max_seq_length, load_tokenizer(*tokenizer_args), multi_label
+  )
 
 
 def _encode(encoder, examples):
   return [encoder(example) for example in examples]
 
 
-def write_records_beam(examples, encoder_args, output_file,
-                       num_output_shards, runner, beam_args):
+def write_records_beam(
+  examples, encoder_args, output_file, num_output_shards, runner, beam_args
+):
   """Writes `<output_file>-SSSSS-of-NNNNN`; -> the file names.
 
   `encoder_args`: (label_list, max_seq_length, tokenizer_args, multi_label),
   `tokenizer_args` being `load_tokenizer`'s.
   """
-  return write_record_shards(chunked(examples, _CHUNK_SIZE),
-                             PerWorker(_encode, _encoder, *encoder_args),
-                             output_file, num_output_shards, runner,
-                             beam_args)[1]
+  return write_record_shards(
+    chunked(examples, _CHUNK_SIZE),
+    PerWorker(_encode, _encoder, *encoder_args),
+    output_file,
+    num_output_shards,
+    runner,
+    beam_args,
+  )[1]

@@ -31,27 +31,41 @@ def _learn_and_write(word_counts, path, vocab_size, num_unused):
   # pylint: disable-next=g-import-not-at-top
   from data_prep.learn_vocab.wordpiece import learn_wordpiece
   from data_prep.learn_vocab.wordpiece import write_vocab
+
   vocab = learn_wordpiece(dict(word_counts), vocab_size, num_unused)
   with atomic_output(path) as f:
     write_vocab(vocab, f)
   pipeline.counter("vocab_size").inc(len(vocab))
 
 
-def learn_vocab_beam(shards, output_file, do_lower_case, vocab_size,
-                     num_unused, runner, beam_args):
+def learn_vocab_beam(
+  shards, output_file, do_lower_case, vocab_size, num_unused, runner, beam_args
+):
   """Writes `output_file`; -> the vocabulary size."""
   import apache_beam as beam  # pylint: disable=g-import-not-at-top
+
   temp = temp_name(output_file)
 
   def graph(p):
-    _ = (p | "Shards" >> beam.Create(shards) | beam.Reshuffle()
-         | "CountWords" >> beam.FlatMap(_count, do_lower_case=do_lower_case)
-         | "SumPerWord" >> beam.CombinePerKey(sum)
-         | "AllCounts" >> beam.combiners.ToList()
-         | "Learn" >> beam.Map(functools.partial(
-             _learn_and_write, path=temp, vocab_size=vocab_size,
-             num_unused=num_unused)))
+    _ = (
+      p
+      | "Shards" >> beam.Create(shards)
+      | beam.Reshuffle()
+      | "CountWords" >> beam.FlatMap(_count, do_lower_case=do_lower_case)
+      | "SumPerWord" >> beam.CombinePerKey(sum)
+      | "AllCounts" >> beam.combiners.ToList()
+      | "Learn"
+      >> beam.Map(
+        functools.partial(
+          _learn_and_write,
+          path=temp,
+          vocab_size=vocab_size,
+          num_unused=num_unused,
+        )
+      )
+    )
 
-  counters = pipeline.run_and_publish(graph, runner, beam_args, [temp],
-                                      [output_file])
+  counters = pipeline.run_and_publish(
+    graph, runner, beam_args, [temp], [output_file]
+  )
   return counters["vocab_size"]

@@ -20,15 +20,32 @@ _CHUNK_SIZE = 1000
 
 
 def _encode(tokenizer, examples, max_seq_length):
-  return [record_bytes(convert_example(e, max_seq_length, tokenizer))
-          for e in examples]
+  return [
+    record_bytes(convert_example(e, max_seq_length, tokenizer))
+    for e in examples
+  ]
 
 
-def write_records_beam(examples, tokenizer_args, max_seq_length, output_file,
-                       num_output_shards, runner, beam_args):
+def write_records_beam(
+  examples,
+  tokenizer_args,
+  max_seq_length,
+  output_file,
+  num_output_shards,
+  runner,
+  beam_args,
+):
   """Writes `<output_file>-SSSSS-of-NNNNN`; -> the file names."""
-  encode = PerWorker(functools.partial(_encode, max_seq_length=max_seq_length),
-                     load_tokenizer, *tokenizer_args)
-  return write_record_shards(chunked(examples, _CHUNK_SIZE), encode,
-                             output_file, num_output_shards, runner,
-                             beam_args)[1]
+  encode = PerWorker(
+    functools.partial(_encode, max_seq_length=max_seq_length),
+    load_tokenizer,
+    *tokenizer_args,
+  )
+  return write_record_shards(
+    chunked(examples, _CHUNK_SIZE),
+    encode,
+    output_file,
+    num_output_shards,
+    runner,
+    beam_args,
+  )[1]

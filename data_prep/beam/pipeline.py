@@ -30,8 +30,14 @@ from data_prep.common.outputs import publish
 from data_prep.common.outputs import remove
 
 NAMESPACE = "bert_tf"
-RUNNERS = ("DirectRunner", "DataflowRunner", "FlinkRunner", "SparkRunner",
-           "PortableRunner", "PrismRunner")
+RUNNERS = (
+  "DirectRunner",
+  "DataflowRunner",
+  "FlinkRunner",
+  "SparkRunner",
+  "PortableRunner",
+  "PrismRunner",
+)
 _INPUT_ERROR = re.compile(r"InputError: (.+)$", re.MULTILINE)
 _WHILE_RUNNING = re.compile(r" \[while running .*\]$")
 _OS_ERROR = re.compile(r"OSError: \[Errno \d+\] ([^:\n]+): '([^'\n]+)'")
@@ -40,13 +46,17 @@ _OS_ERROR = re.compile(r"OSError: \[Errno \d+\] ([^:\n]+): '([^'\n]+)'")
 def define_runner_flags(shards_help):
   """--runner and --num_output_shards."""
   flags.DEFINE_enum(
-      "runner", None, list(RUNNERS),
-      "Run as an Apache Beam pipeline on this runner; other Beam pipeline "
-      "options pass through (e.g. --direct_num_workers=2 "
-      "--direct_running_mode=multi_processing, --project, --region, "
-      "--temp_location). Default: the single-process path.")
-  flags.DEFINE_integer("num_output_shards", None,
-                       "With --runner: " + shards_help)
+    "runner",
+    None,
+    list(RUNNERS),
+    "Run as an Apache Beam pipeline on this runner; other Beam pipeline "
+    "options pass through (e.g. --direct_num_workers=2 "
+    "--direct_running_mode=multi_processing, --project, --region, "
+    "--temp_location). Default: the single-process path.",
+  )
+  flags.DEFINE_integer(
+    "num_output_shards", None, "With --runner: " + shards_help
+  )
 
 
 def parse_flags(argv):
@@ -62,25 +72,31 @@ def check_beam_args(argv):
   and run without it: a mistyped --direct_num_workers, say)."""
   extra = list(argv[1:])
   if extra and not flags.FLAGS.runner:
-    raise InputError("unknown flag or argument %s (Beam pipeline options "
-                     "need --runner)" % extra[0])
+    raise InputError(
+      "unknown flag or argument %s (Beam pipeline options "
+      "need --runner)" % extra[0]
+    )
   if flags.FLAGS.runner:
     require_beam()
   elif flags.FLAGS["num_output_shards"].present:  # Else silently one file.
-    raise InputError("--num_output_shards=%d needs --runner (without it the "
-                     "job writes --output_file as before)" %
-                     flags.FLAGS.num_output_shards)
+    raise InputError(
+      "--num_output_shards=%d needs --runner (without it the "
+      "job writes --output_file as before)" % flags.FLAGS.num_output_shards
+    )
   if extra:
     # pylint: disable-next=g-import-not-at-top
     from apache_beam.options.pipeline_options import PipelineOptions
+
     known = PipelineOptions([]).get_all_options()
-    unknown = set(PipelineOptions(extra).get_all_options(
-        retain_unknown_options=True)) - set(known)
+    unknown = set(
+      PipelineOptions(extra).get_all_options(retain_unknown_options=True)
+    ) - set(known)
     for arg in extra:
       name = arg.split("=", 1)[0].lstrip("-").replace("-", "_")
       if arg.startswith("-") and name in unknown:
-        raise InputError("%s: neither a flag of this command nor a Beam "
-                         "pipeline option" % arg)
+        raise InputError(
+          "%s: neither a flag of this command nor a Beam pipeline option" % arg
+        )
   return extra
 
 
@@ -90,8 +106,9 @@ def require_beam():
     import apache_beam  # noqa: F401  pylint: disable=g-import-not-at-top
   except ImportError as e:
     raise InputError(
-        "--runner needs Apache Beam, which is not installed: pip install -e "
-        "'.[beam]' (or pip install -r requirements-beam.txt)") from e
+      "--runner needs Apache Beam, which is not installed: pip install -e "
+      "'.[beam]' (or pip install -r requirements-beam.txt)"
+    ) from e
 
 
 class PerWorker:
@@ -110,6 +127,7 @@ class PerWorker:
 
 def counter(name):
   import apache_beam as beam  # pylint: disable=g-import-not-at-top
+
   return beam.metrics.Metrics.counter(NAMESPACE, name)
 
 
@@ -129,8 +147,11 @@ def _user_error(error):
   if match:
     return InputError(_WHILE_RUNNING.sub("", match.group(1)))
   match = _OS_ERROR.search(str(error))
-  return InputError("%s: %s" % (user_path(match.group(2)), match.group(1))
-                    ) if match else None
+  return (
+    InputError("%s: %s" % (user_path(match.group(2)), match.group(1)))
+    if match
+    else None
+  )
 
 
 def run_and_publish(build, runner, beam_args, temps, finals, *output_files):
@@ -153,14 +174,15 @@ def run(build, runner, beam_args):
   import apache_beam as beam
   from apache_beam.options.pipeline_options import PipelineOptions
   from apache_beam.runners.portability.fn_api_runner import FnApiRunner
+
   # pylint: enable=g-import-not-at-top
   options = PipelineOptions(["--runner=" + runner] + list(beam_args))
   # Beam's DirectRunner first tries Prism, a binary it downloads at run
   # time; its local fallback, the FnApiRunner, is what DirectRunner means
   # here (and it honours --direct_num_workers / --direct_running_mode).
   pipeline = beam.Pipeline(
-      runner=FnApiRunner() if runner == "DirectRunner" else None,
-      options=options)
+    runner=FnApiRunner() if runner == "DirectRunner" else None, options=options
+  )
   build(pipeline)
   # A bad record is reported once, as our one line, not also as the
   # worker's logged traceback.

@@ -36,11 +36,20 @@ def _build_output(tokenizer, task, options, random_seed):
   pipeline.counter("shards").inc(len(indexed_shards))
 
 
-def write_shards_beam(shards, output_file, num_output_shards, tokenizer_args,
-                      options, random_seed, runner, beam_args):
+def write_shards_beam(
+  shards,
+  output_file,
+  num_output_shards,
+  tokenizer_args,
+  options,
+  random_seed,
+  runner,
+  beam_args,
+):
   """Builds every shard in a Beam pipeline into exactly
   `num_shards_for(num_output_shards)` files; -> (RecordStats, files)."""
   import apache_beam as beam  # pylint: disable=g-import-not-at-top
+
   num_files = num_shards_for(num_output_shards)
   outputs = shard_names(output_file, num_files)
   temps = [temp_name(path) for path in outputs]
@@ -49,15 +58,22 @@ def write_shards_beam(shards, output_file, num_output_shards, tokenizer_args,
     groups[shard_of(i, len(shards), num_files)].append((i, shard))
   tasks = list(zip(groups, temps))
   build = pipeline.PerWorker(
-      functools.partial(_build_output, options=options,
-                        random_seed=random_seed),
-      load_tokenizer, *tokenizer_args)
+    functools.partial(_build_output, options=options, random_seed=random_seed),
+    load_tokenizer,
+    *tokenizer_args,
+  )
 
   def graph(p):
-    _ = (p | "Outputs" >> beam.Create(tasks) | beam.Reshuffle()
-         | "BuildShards" >> beam.Map(build))
+    _ = (
+      p
+      | "Outputs" >> beam.Create(tasks)
+      | beam.Reshuffle()
+      | "BuildShards" >> beam.Map(build)
+    )
 
-  counters = pipeline.run_and_publish(graph, runner, beam_args, temps,
-                                      outputs, output_file)
-  return RecordStats(*(counters.get(name, 0)
-                       for name in RecordStats._fields)), outputs
+  counters = pipeline.run_and_publish(
+    graph, runner, beam_args, temps, outputs, output_file
+  )
+  return RecordStats(
+    *(counters.get(name, 0) for name in RecordStats._fields)
+  ), outputs

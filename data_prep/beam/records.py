@@ -21,7 +21,7 @@ from data_prep.common.outputs import temp_name
 
 def chunked(items, size):
   """`items` in lists of `size` (the last one shorter)."""
-  return [items[start:start + size] for start in range(0, len(items), size)]
+  return [items[start : start + size] for start in range(0, len(items), size)]
 
 
 def num_shards_for(num_output_shards):
@@ -42,6 +42,7 @@ def _indexed(encode):
     pipeline.counter("examples").inc(len(chunk))
     pipeline.counter("records").inc(len(records))
     return index, records
+
   return run
 
 
@@ -50,13 +51,19 @@ def every_shard(keyed, num_shards):
   0..num_shards-1, those without values too (GroupByKey alone would skip
   them, and their files would be missing)."""
   import apache_beam as beam  # pylint: disable=g-import-not-at-top
+
   keys = keyed.pipeline | "AllShards" >> beam.Create(
-      [(shard, None) for shard in range(num_shards)])
-  return ((keyed, keys) | "WithAllShards" >> beam.Flatten()
-          | beam.GroupByKey()
-          | "DropMarkers" >> beam.MapTuple(
-              lambda shard, values: (shard, [v for v in values
-                                             if v is not None])))
+    [(shard, None) for shard in range(num_shards)]
+  )
+  return (
+    (keyed, keys)
+    | "WithAllShards" >> beam.Flatten()
+    | beam.GroupByKey()
+    | "DropMarkers"
+    >> beam.MapTuple(
+      lambda shard, values: (shard, [v for v in values if v is not None])
+    )
+  )
 
 
 def _write_shard(paths):
@@ -66,26 +73,35 @@ def _write_shard(paths):
       for _, records in sorted(chunks, key=lambda chunk: chunk[0]):
         for record in records:
           writer.write(record)
+
   return write
 
 
-def write_record_shards(chunks, encode, output_file, num_output_shards,
-                        runner, beam_args):
+def write_record_shards(
+  chunks, encode, output_file, num_output_shards, runner, beam_args
+):
   """Writes `<output_file>-SSSSS-of-NNNNN`; -> (counters, file names)."""
   import apache_beam as beam  # pylint: disable=g-import-not-at-top
+
   chunks = list(enumerate(chunks)) or [(0, [])]
   num_shards = num_shards_for(num_output_shards)
   finals = shard_names(output_file, num_shards)
   temps = [temp_name(path) for path in finals]
 
   def graph(p):
-    keyed = (p | "Chunks" >> beam.Create(chunks) | beam.Reshuffle()
-             | "Encode" >> beam.Map(_indexed(encode))
-             | "ToShard" >> beam.Map(
-                 lambda c: (shard_of(c[0], len(chunks), num_shards), c)))
-    _ = (every_shard(keyed, num_shards)
-         | "WriteShard" >> beam.Map(_write_shard(temps)))
+    keyed = (
+      p
+      | "Chunks" >> beam.Create(chunks)
+      | beam.Reshuffle()
+      | "Encode" >> beam.Map(_indexed(encode))
+      | "ToShard"
+      >> beam.Map(lambda c: (shard_of(c[0], len(chunks), num_shards), c))
+    )
+    _ = every_shard(keyed, num_shards) | "WriteShard" >> beam.Map(
+      _write_shard(temps)
+    )
 
-  counters = pipeline.run_and_publish(graph, runner, beam_args, temps, finals,
-                                      output_file)
+  counters = pipeline.run_and_publish(
+    graph, runner, beam_args, temps, finals, output_file
+  )
   return counters, finals

@@ -48,22 +48,33 @@ class _WriteShard:
     shard, chunks = shard_and_chunks
     chunks = sorted(chunks, key=lambda chunk: chunk[0])
     first = chunks[0][0] if chunks else 0  # An empty shard: no ids.
-    unique_id = FIRST_UNIQUE_ID + sum(count for index, count in counts
-                                      if index < first)
+    unique_id = FIRST_UNIQUE_ID + sum(
+      count for index, count in counts if index < first
+    )
     with contextlib.ExitStack() as stack:
       out = writer.open_outputs(
-          stack, self.records[shard],
-          self.sidecars[shard] if self.sidecars else None, self.encoder_args)
+        stack,
+        self.records[shard],
+        self.sidecars[shard] if self.sidecars else None,
+        self.encoder_args,
+      )
       for _, converted in chunks:
         unique_id = out.write(converted, unique_id)
 
 
-def write_squad_features_beam(examples, encoder_args, output_file,
-                              features_file, num_output_shards, runner,
-                              beam_args):
+def write_squad_features_beam(
+  examples,
+  encoder_args,
+  output_file,
+  features_file,
+  num_output_shards,
+  runner,
+  beam_args,
+):
   """Writes `<output_file>-SSSSS-of-NNNNN` (and the sidecar's shards);
   -> (writer.Counts, output files)."""
   import apache_beam as beam  # pylint: disable=g-import-not-at-top
+
   writer.new_encoder(*encoder_args)  # bad settings or vocab: fail here
   bounds = writer.chunk_bounds(examples)
   num_shards = num_shards_for(num_output_shards)
@@ -71,23 +82,37 @@ def write_squad_features_beam(examples, encoder_args, output_file,
   sidecars = shard_names(features_file, num_shards) if features_file else []
   finals = records + sidecars
   temps = [temp_name(path) for path in finals]
-  chunks = [(i, examples[start:stop], start)
-            for i, (start, stop) in enumerate(bounds)]
+  chunks = [
+    (i, examples[start:stop], start) for i, (start, stop) in enumerate(bounds)
+  ]
   write = _WriteShard(encoder_args, temps[:num_shards], temps[num_shards:])
 
   def graph(p):
-    converted = (p | "Chunks" >> beam.Create(chunks) | beam.Reshuffle()
-                 | "Convert" >> beam.Map(pipeline.PerWorker(
-                     _convert, writer.new_encoder, *encoder_args)))
+    converted = (
+      p
+      | "Chunks" >> beam.Create(chunks)
+      | beam.Reshuffle()
+      | "Convert"
+      >> beam.Map(
+        pipeline.PerWorker(_convert, writer.new_encoder, *encoder_args)
+      )
+    )
     counts = converted | "Count" >> beam.Map(
-        lambda c: (c[0], len(c[1].records)))
+      lambda c: (c[0], len(c[1].records))
+    )
     keyed = converted | "ToShard" >> beam.Map(
-        lambda c: (shard_of(c[0], len(chunks), num_shards), c))
-    _ = (every_shard(keyed, num_shards)
-         | "WriteShard" >> beam.Map(write,
-                                    counts=beam.pvalue.AsList(counts)))
+      lambda c: (shard_of(c[0], len(chunks), num_shards), c)
+    )
+    _ = every_shard(keyed, num_shards) | "WriteShard" >> beam.Map(
+      write, counts=beam.pvalue.AsList(counts)
+    )
 
   counters = pipeline.run_and_publish(
-      graph, runner, beam_args, temps, finals,
-      *[f for f in (output_file, features_file) if f])
+    graph,
+    runner,
+    beam_args,
+    temps,
+    finals,
+    *[f for f in (output_file, features_file) if f],
+  )
   return writer.Counts(len(examples), counters.get("features", 0)), finals

@@ -31,7 +31,11 @@ class InputExample:
 
   def __repr__(self):
     return "InputExample(guid=%r, text_a=%r, text_b=%r, label=%r)" % (
-        self.guid, self.text_a, self.text_b, self.label)
+      self.guid,
+      self.text_a,
+      self.text_b,
+      self.label,
+    )
 
 
 class PaddingInputExample:

@@ -26,38 +26,65 @@ from data_prep.classifier import tasks as classifier_tasks
 
 def define_task_flags():
   """Defines the --task_name=tsv options and --xnli_language."""
-  flags.DEFINE_integer("text_a_column", None,
-                       "task_name=tsv: 0-based column of the first text.")
-  flags.DEFINE_integer("text_b_column", None,
-                       "task_name=tsv: 0-based column of the second text "
-                       "(pair tasks only).")
-  flags.DEFINE_integer("label_column", None,
-                       "task_name=tsv: 0-based column of the label "
-                       "(ignored for test.tsv).")
-  flags.DEFINE_list("labels", None,
-                    "task_name=tsv: comma-separated label strings in id "
-                    "order (classification).")
-  flags.DEFINE_bool("regression", False,
-                    "task_name=tsv: labels are real numbers (regression).")
-  flags.DEFINE_bool("skip_header", False,
-                    "task_name=tsv: the first line of each file is a header.")
-  flags.DEFINE_bool("multi_label", False,
-                    "task_name=tsv: each label cell holds a set of --labels "
-                    "(possibly empty), joined by --multi_label_separator.")
-  flags.DEFINE_string("multi_label_separator", ",",
-                      "task_name=tsv --multi_label: separator of the labels "
-                      "in a label cell.")
-  flags.DEFINE_string("xnli_language", "zh",
-                      "task_name=xnli: language of the training file "
-                      "multinli/multinli.train.<lang>.tsv and of the "
-                      "xnli.dev/test.tsv rows kept (the original hard-codes "
-                      "zh).")
+  flags.DEFINE_integer(
+    "text_a_column", None, "task_name=tsv: 0-based column of the first text."
+  )
+  flags.DEFINE_integer(
+    "text_b_column",
+    None,
+    "task_name=tsv: 0-based column of the second text (pair tasks only).",
+  )
+  flags.DEFINE_integer(
+    "label_column",
+    None,
+    "task_name=tsv: 0-based column of the label (ignored for test.tsv).",
+  )
+  flags.DEFINE_list(
+    "labels",
+    None,
+    "task_name=tsv: comma-separated label strings in id "
+    "order (classification).",
+  )
+  flags.DEFINE_bool(
+    "regression", False, "task_name=tsv: labels are real numbers (regression)."
+  )
+  flags.DEFINE_bool(
+    "skip_header",
+    False,
+    "task_name=tsv: the first line of each file is a header.",
+  )
+  flags.DEFINE_bool(
+    "multi_label",
+    False,
+    "task_name=tsv: each label cell holds a set of --labels "
+    "(possibly empty), joined by --multi_label_separator.",
+  )
+  flags.DEFINE_string(
+    "multi_label_separator",
+    ",",
+    "task_name=tsv --multi_label: separator of the labels in a label cell.",
+  )
+  flags.DEFINE_string(
+    "xnli_language",
+    "zh",
+    "task_name=xnli: language of the training file "
+    "multinli/multinli.train.<lang>.tsv and of the "
+    "xnli.dev/test.tsv rows kept (the original hard-codes "
+    "zh).",
+  )
 
 
 # Options of --task_name=tsv only: another task would silently ignore them.
-_TSV_ONLY = ("text_a_column", "text_b_column", "label_column", "labels",
-             "regression", "skip_header", "multi_label",
-             "multi_label_separator")
+_TSV_ONLY = (
+  "text_a_column",
+  "text_b_column",
+  "label_column",
+  "labels",
+  "regression",
+  "skip_header",
+  "multi_label",
+  "multi_label_separator",
+)
 
 
 def processor_from_flags(flag_values):
@@ -65,18 +92,24 @@ def processor_from_flags(flag_values):
   tsv_options = {}
   given = [name for name in _TSV_ONLY if flag_values[name].present]
   if given and (flag_values.task_name or "").lower() != "tsv":
-    raise InputError("--%s is for --task_name=tsv; %s reads its own columns "
-                     "and labels" % (given[0], flag_values.task_name))
+    raise InputError(
+      "--%s is for --task_name=tsv; %s reads its own columns "
+      "and labels" % (given[0], flag_values.task_name)
+    )
   if (flag_values.task_name or "").lower() == "tsv":
     tsv_options = dict(
-        text_a_column=flag_values.text_a_column,
-        text_b_column=flag_values.text_b_column,
-        label_column=flag_values.label_column,
-        labels=flag_values.labels,
-        regression=flag_values.regression,
-        skip_header=flag_values.skip_header,
-        multi_label=flag_values.multi_label,
-        multi_label_separator=flag_values.multi_label_separator)
+      text_a_column=flag_values.text_a_column,
+      text_b_column=flag_values.text_b_column,
+      label_column=flag_values.label_column,
+      labels=flag_values.labels,
+      regression=flag_values.regression,
+      skip_header=flag_values.skip_header,
+      multi_label=flag_values.multi_label,
+      multi_label_separator=flag_values.multi_label_separator,
+    )
   return classifier_tasks.get_processor(
-      flag_values.task_name, flag_values.data_dir,
-      language=flag_values.xnli_language, **tsv_options)
+    flag_values.task_name,
+    flag_values.data_dir,
+    language=flag_values.xnli_language,
+    **tsv_options,
+  )

@@ -60,8 +60,9 @@ class ClassifierProcessor:
 
   def split_file(self, split):
     """Path of the file `split` reads."""
-    return os.path.join(self.data_dir, self._split_spec(split).file.format(
-        language=self.language))
+    return os.path.join(
+      self.data_dir, self._split_spec(split).file.format(language=self.language)
+    )
 
   def get_examples(self, split, input_file=None):
     """All examples of `split` ("train", "dev" or "test"), in file order.
@@ -88,29 +89,34 @@ class ClassifierProcessor:
 
   def _split_spec(self, split):
     if split not in SPLITS:
-      raise InputError("--split=%s: must be one of %s" % (split,
-                                                         ", ".join(SPLITS)))
+      raise InputError(
+        "--split=%s: must be one of %s" % (split, ", ".join(SPLITS))
+      )
     return self.spec.splits[split]
 
   def _make_example(self, split, s, path, line_number, row):
     """One InputExample from a row, or None when `keep_if` rejects it."""
     keep_column, keep_value = s.keep_if or (None, None)
-    needed = _columns_needed(s.text_a, s.text_b, s.label, s.guid_column,
-                             keep_column)
+    needed = _columns_needed(
+      s.text_a, s.text_b, s.label, s.guid_column, keep_column
+    )
     if len(row) < needed:
       raise InputError(
-          "%s:%d: expected at least %d tab-separated columns, found %d" %
-          (path, line_number, needed, len(row)))
+        "%s:%d: expected at least %d tab-separated columns, found %d"
+        % (path, line_number, needed, len(row))
+      )
     if keep_column is not None and row[keep_column] != keep_value.format(
-        language=self.language):
+      language=self.language
+    ):
       return None
     index = line_number - 1 if s.guid_column is None else row[s.guid_column]
     text_b = None if s.text_b is None else row[s.text_b]
     return InputExample(
-        guid="%s-%s" % (s.guid_prefix or split, index),
-        text_a=tokenization.convert_to_unicode(row[s.text_a]),
-        text_b=tokenization.convert_to_unicode(text_b) if text_b else text_b,
-        label=self._label(s, row, path, line_number))
+      guid="%s-%s" % (s.guid_prefix or split, index),
+      text_a=tokenization.convert_to_unicode(row[s.text_a]),
+      text_b=tokenization.convert_to_unicode(text_b) if text_b else text_b,
+      label=self._label(s, row, path, line_number),
+    )
 
   def _label(self, s, row, path, line_number):
     """The row's validated label (float for regression, a tuple of labels in
@@ -129,16 +135,19 @@ class ClassifierProcessor:
         value = math.nan
       # A NaN label trains a NaN model; the records hold float32.
       if not math.isfinite(value) or abs(value) > _FLOAT32_MAX:
-        raise InputError("%s:%d: label %r is not a finite float32 number" %
-                         (path, line_number, label))
+        raise InputError(
+          "%s:%d: label %r is not a finite float32 number"
+          % (path, line_number, label)
+        )
       return value
     label = (s.label_aliases or {}).get(label, label)
     self._check_label(label, path, line_number)
     return label
 
   def _label_set(self, cell, path, line_number):
-    labels = {label.strip()
-              for label in cell.split(self.spec.multi_label_separator)}
+    labels = {
+      label.strip() for label in cell.split(self.spec.multi_label_separator)
+    }
     labels.discard("")
     for label in sorted(labels):
       self._check_label(label, path, line_number)
@@ -146,5 +155,7 @@ class ClassifierProcessor:
 
   def _check_label(self, label, path, line_number):
     if label not in self.spec.labels:
-      raise InputError("%s:%d: unknown label %r (labels: %s)" %
-                       (path, line_number, label, ", ".join(self.spec.labels)))
+      raise InputError(
+        "%s:%d: unknown label %r (labels: %s)"
+        % (path, line_number, label, ", ".join(self.spec.labels))
+      )

@@ -25,32 +25,34 @@ from data_prep.classifier.processor import ClassifierProcessor
 # keep_if: (column, value): other rows are skipped (xnli's language filter).
 # label_aliases: label spellings mapped to a label of the task.
 SplitSpec = collections.namedtuple(
-    "SplitSpec", "file text_a text_b label skip_header guid_prefix "
-    "guid_column keep_if label_aliases",
-    defaults=(None, None, None, None))
+  "SplitSpec",
+  "file text_a text_b label skip_header guid_prefix "
+  "guid_column keep_if label_aliases",
+  defaults=(None, None, None, None),
+)
 
 # labels: get_labels() order (= label ids); None means regression.
 # multi_label_separator: set for multi-label tasks, whose label column holds
 #   a set of labels joined by it (may be empty).
 TaskSpec = collections.namedtuple(
-    "TaskSpec", "name labels splits multi_label_separator", defaults=(None,))
+  "TaskSpec", "name labels splits multi_label_separator", defaults=(None,)
+)
 
 
 def _glue_pair(text_a, text_b, label, test_a, test_b):
   """Train/dev/test specs for a GLUE pair task with a header row."""
   return {
-      "train": SplitSpec("train.tsv", text_a, text_b, label, True),
-      "dev": SplitSpec("dev.tsv", text_a, text_b, label, True),
-      "test": SplitSpec("test.tsv", test_a, test_b, None, True),
+    "train": SplitSpec("train.tsv", text_a, text_b, label, True),
+    "dev": SplitSpec("dev.tsv", text_a, text_b, label, True),
+    "test": SplitSpec("test.tsv", test_a, test_b, None, True),
   }
 
 
 def _mnli(suffix):
   return {
-      "train": SplitSpec("train.tsv", 8, 9, -1, True, guid_column=0),
-      "dev": SplitSpec("dev_%s.tsv" % suffix, 8, 9, -1, True,
-                       "dev_" + suffix, 0),
-      "test": SplitSpec("test_%s.tsv" % suffix, 8, 9, None, True, "test", 0),
+    "train": SplitSpec("train.tsv", 8, 9, -1, True, guid_column=0),
+    "dev": SplitSpec("dev_%s.tsv" % suffix, 8, 9, -1, True, "dev_" + suffix, 0),
+    "test": SplitSpec("test_%s.tsv" % suffix, 8, 9, None, True, "test", 0),
   }
 
 
@@ -61,62 +63,99 @@ _NLI2 = ("entailment", "not_entailment")
 _XNLI_EVAL = dict(keep_if=(0, "{language}"))
 
 TASKS = {
-    spec.name: spec for spec in (
-        TaskSpec("cola", _BINARY, {
-            "train": SplitSpec("train.tsv", 3, None, 1, False),
-            "dev": SplitSpec("dev.tsv", 3, None, 1, False),
-            "test": SplitSpec("test.tsv", 1, None, None, True),
-        }),
-        TaskSpec("sst-2", _BINARY, _glue_pair(0, None, 1, 1, None)),
-        TaskSpec("mrpc", _BINARY, _glue_pair(3, 4, 0, 3, 4)),
-        TaskSpec("sts-b", None, _glue_pair(7, 8, 9, 7, 8)),
-        TaskSpec("qqp", _BINARY, _glue_pair(3, 4, 5, 1, 2)),
-        TaskSpec("mnli", _NLI3, _mnli("matched")),
-        TaskSpec("mnli-mm", _NLI3, _mnli("mismatched")),
-        TaskSpec("qnli", _NLI2, _glue_pair(1, 2, 3, 1, 2)),
-        TaskSpec("rte", _NLI2, _glue_pair(1, 2, 3, 1, 2)),
-        TaskSpec("wnli", _BINARY, _glue_pair(1, 2, 3, 1, 2)),
-        TaskSpec("xnli", _NLI3, {
-            "train": SplitSpec(
-                "multinli/multinli.train.{language}.tsv", 0, 1, 2, True,
-                label_aliases={"contradictory": "contradiction"}),
-            "dev": SplitSpec("xnli.dev.tsv", 6, 7, 1, True, **_XNLI_EVAL),
-            "test": SplitSpec("xnli.test.tsv", 6, 7, 1, True, **_XNLI_EVAL),
-        }),
-    )
+  spec.name: spec
+  for spec in (
+    TaskSpec(
+      "cola",
+      _BINARY,
+      {
+        "train": SplitSpec("train.tsv", 3, None, 1, False),
+        "dev": SplitSpec("dev.tsv", 3, None, 1, False),
+        "test": SplitSpec("test.tsv", 1, None, None, True),
+      },
+    ),
+    TaskSpec("sst-2", _BINARY, _glue_pair(0, None, 1, 1, None)),
+    TaskSpec("mrpc", _BINARY, _glue_pair(3, 4, 0, 3, 4)),
+    TaskSpec("sts-b", None, _glue_pair(7, 8, 9, 7, 8)),
+    TaskSpec("qqp", _BINARY, _glue_pair(3, 4, 5, 1, 2)),
+    TaskSpec("mnli", _NLI3, _mnli("matched")),
+    TaskSpec("mnli-mm", _NLI3, _mnli("mismatched")),
+    TaskSpec("qnli", _NLI2, _glue_pair(1, 2, 3, 1, 2)),
+    TaskSpec("rte", _NLI2, _glue_pair(1, 2, 3, 1, 2)),
+    TaskSpec("wnli", _BINARY, _glue_pair(1, 2, 3, 1, 2)),
+    TaskSpec(
+      "xnli",
+      _NLI3,
+      {
+        "train": SplitSpec(
+          "multinli/multinli.train.{language}.tsv",
+          0,
+          1,
+          2,
+          True,
+          label_aliases={"contradictory": "contradiction"},
+        ),
+        "dev": SplitSpec("xnli.dev.tsv", 6, 7, 1, True, **_XNLI_EVAL),
+        "test": SplitSpec("xnli.test.tsv", 6, 7, 1, True, **_XNLI_EVAL),
+      },
+    ),
+  )
 }
 
-_ALIASES = {"sst2": "sst-2", "stsb": "sts-b", "mnli-mismatched": "mnli-mm",
-            "mnli_mm": "mnli-mm"}
+_ALIASES = {
+  "sst2": "sst-2",
+  "stsb": "sts-b",
+  "mnli-mismatched": "mnli-mm",
+  "mnli_mm": "mnli-mm",
+}
 
 TASK_NAMES = tuple(TASKS) + ("tsv",)
 
 
-def tsv_task_spec(text_a_column=None, label_column=None, text_b_column=None,
-                  labels=None, regression=False, skip_header=False,
-                  multi_label=False, multi_label_separator=","):
+def tsv_task_spec(
+  text_a_column=None,
+  label_column=None,
+  text_b_column=None,
+  labels=None,
+  regression=False,
+  skip_header=False,
+  multi_label=False,
+  multi_label_separator=",",
+):
   """Spec for a user's train/dev/test.tsv; test's label column is not read."""
   if text_a_column is None or label_column is None:
-    raise InputError("--task_name=tsv needs --text_a_column and "
-                     "--label_column")
+    raise InputError("--task_name=tsv needs --text_a_column and --label_column")
   if bool(labels) == bool(regression):
-    raise InputError("--task_name=tsv needs exactly one of --labels=a,b,... "
-                     "and --regression")
+    raise InputError(
+      "--task_name=tsv needs exactly one of --labels=a,b,... and --regression"
+    )
   if multi_label and regression:
     raise InputError("--multi_label needs --labels, not --regression")
   if multi_label and not multi_label_separator:
     raise InputError("--multi_label_separator must not be empty")
   if multi_label and any(multi_label_separator in label for label in labels):
-    raise InputError("--labels=%s: a label contains the separator %r" %
-                     (",".join(labels), multi_label_separator))
+    raise InputError(
+      "--labels=%s: a label contains the separator %r"
+      % (",".join(labels), multi_label_separator)
+    )
   if labels and len(set(labels)) != len(labels):
     raise InputError("--labels=%s: duplicate label" % ",".join(labels))
-  splits = {name: SplitSpec(name + ".tsv", text_a_column, text_b_column,
-                            None if name == "test" else label_column,
-                            skip_header)
-            for name in ("train", "dev", "test")}
-  return TaskSpec("tsv", None if regression else tuple(labels), splits,
-                  multi_label_separator if multi_label else None)
+  splits = {
+    name: SplitSpec(
+      name + ".tsv",
+      text_a_column,
+      text_b_column,
+      None if name == "test" else label_column,
+      skip_header,
+    )
+    for name in ("train", "dev", "test")
+  }
+  return TaskSpec(
+    "tsv",
+    None if regression else tuple(labels),
+    splits,
+    multi_label_separator if multi_label else None,
+  )
 
 
 def get_task_spec(task_name, **tsv_options):
@@ -126,12 +165,15 @@ def get_task_spec(task_name, **tsv_options):
   if name == "tsv":
     return tsv_task_spec(**tsv_options)
   if name not in TASKS:
-    raise InputError("--task_name=%s: unknown task; valid: %s" %
-                     (task_name, ", ".join(TASK_NAMES)))
+    raise InputError(
+      "--task_name=%s: unknown task; valid: %s"
+      % (task_name, ", ".join(TASK_NAMES))
+    )
   return TASKS[name]
 
 
 def get_processor(task_name, data_dir, language="zh", **tsv_options):
   """Returns a ClassifierProcessor; `language` only matters for xnli."""
-  return ClassifierProcessor(get_task_spec(task_name, **tsv_options),
-                             data_dir, language=language)
+  return ClassifierProcessor(
+    get_task_spec(task_name, **tsv_options), data_dir, language=language
+  )

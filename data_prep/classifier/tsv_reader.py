@@ -26,6 +26,7 @@ def _open_text(path):
   """Opens a local or remote (gs://...) file for csv reading."""
   if "://" in path:
     import tensorflow as tf  # pylint: disable=g-import-not-at-top
+
     if not tf.io.gfile.exists(path):
       raise InputError("%s: no such file" % path)
     return tf.io.gfile.GFile(path, "r")
@@ -46,11 +47,13 @@ def read_tsv_rows(path):
     try:
       for row in reader:
         if empty and row and row[0].startswith(_BOM):
-          row[0] = row[0][len(_BOM):]
+          row[0] = row[0][len(_BOM) :]
         empty = False
         if any("\x00" in field for field in row):
-          raise InputError("%s:%d: a NUL byte (UTF-16 or binary data?)" %
-                           (path, reader.line_num))
+          raise InputError(
+            "%s:%d: a NUL byte (UTF-16 or binary data?)"
+            % (path, reader.line_num)
+          )
         if row:
           yield reader.line_num, row
     except csv.Error as e:

@@ -27,14 +27,13 @@ _PR_SET_PDEATHSIG = 1
 
 def shard_names(output_file, num_shards):
   """Beam's default shard names: `<output_file>-SSSSS-of-NNNNN`."""
-  return ["%s-%05d-of-%05d" % (output_file, i, num_shards)
-          for i in range(num_shards)]
+  return [
+    "%s-%05d-of-%05d" % (output_file, i, num_shards) for i in range(num_shards)
+  ]
 
 
 def temp_name(path):
   return path + ".tmp-shard"
-
-
 
 
 def remove(paths):
@@ -50,8 +49,10 @@ def remove(paths):
 def publish(temps, finals, *output_files):
   """Removes the earlier sets of `output_files` (shards, or the single file
   of a single-process run), then renames each temp to its final name."""
-  remove(sorted(set(p for f in output_files for p in shards_of(f)) -
-                set(temps)) + [f for f in output_files if f not in finals])
+  remove(
+    sorted(set(p for f in output_files for p in shards_of(f)) - set(temps))
+    + [f for f in output_files if f not in finals]
+  )
   for temp, final in zip(temps, finals, strict=True):
     if is_remote(final):
       gfile().rename(temp, final, overwrite=True)

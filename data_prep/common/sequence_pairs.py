@@ -39,5 +39,5 @@ def pack_tokens(tokens_a, tokens_b, max_seq_length):
   if tokens_b:
     truncate_seq_pair(tokens_a, tokens_b, max_seq_length - 3)
     return pair_layout(tokens_a, tokens_b)
-  del tokens_a[max_seq_length - 2:]
+  del tokens_a[max_seq_length - 2 :]
   return pair_layout(tokens_a)

@@ -53,8 +53,9 @@ class Turns:
       self._fail(index)
       raise
     with self._cond:
-      self._cond.wait_for(lambda: self._next.value == index or
-                          self._failed.value < index)
+      self._cond.wait_for(
+        lambda: self._next.value == index or self._failed.value < index
+      )
       if self._next.value != index:
         raise Aborted("task %d: an earlier task failed" % index)
       try:
@@ -79,8 +80,9 @@ def wait_in_order(executor, futures, on_done):
     for future in futures:
       on_done(future.result())
   except BrokenProcessPool:
-    raise InputError("a worker process died (killed, or out of memory?); "
-                     "no output was written") from None
+    raise InputError(
+      "a worker process died (killed, or out of memory?); no output was written"
+    ) from None
   except BaseException:
     executor.shutdown(wait=False, cancel_futures=True)
     raise

@@ -16,12 +16,14 @@ import re
 from bert_tf.io_utils import InputError
 from data_prep.common.sequence_pairs import pack_tokens
 
-InputExample = collections.namedtuple("InputExample",
-                                      ["unique_id", "text_a", "text_b"])
+InputExample = collections.namedtuple(
+  "InputExample", ["unique_id", "text_a", "text_b"]
+)
 
 InputFeatures = collections.namedtuple(
-    "InputFeatures",
-    ["unique_id", "tokens", "input_ids", "input_mask", "input_type_ids"])
+  "InputFeatures",
+  ["unique_id", "tokens", "input_ids", "input_mask", "input_type_ids"],
+)
 
 _PAIR = re.compile(r"^(.*) \|\|\| (.*)$")
 
@@ -32,8 +34,9 @@ def read_examples(input_file):
     with open(input_file, "rb") as f:
       text = f.read().decode("utf-8")
   except (OSError, UnicodeDecodeError) as e:
-    raise InputError("--input_file=%s: unreadable (%s)" %
-                     (input_file, str(e).splitlines()[0])) from e
+    raise InputError(
+      "--input_file=%s: unreadable (%s)" % (input_file, str(e).splitlines()[0])
+    ) from e
   lines = text.split("\n")
   if lines and not lines[-1]:
     lines.pop()  # The empty item after the final newline is not a line.
@@ -58,8 +61,13 @@ def convert_example(example, seq_length, tokenizer):
   except KeyError as e:
     raise InputError("vocab file has no token %s" % e) from e
   padding = [0] * (seq_length - len(input_ids))
-  return InputFeatures(example.unique_id, tokens, input_ids + padding,
-                       [1] * len(input_ids) + padding, type_ids + padding)
+  return InputFeatures(
+    example.unique_id,
+    tokens,
+    input_ids + padding,
+    [1] * len(input_ids) + padding,
+    type_ids + padding,
+  )
 
 
 def convert_examples_to_features(examples, seq_length, tokenizer):

@@ -34,32 +34,49 @@ FLAGS = flags.FLAGS
 
 def define_flags():
   """Defines this command's flags."""
-  flags.DEFINE_string("input_file", None,
-                      "Input raw text files (comma-separated globs).")
-  flags.DEFINE_string("output_file", None,
-                      "Output vocab.txt (or SentencePiece .model file).")
-  flags.DEFINE_integer("vocab_size", 30522,
-                       "Maximum vocabulary size, reserved tokens included "
-                       "(WordPiece: the learner aims within 5% below it; a "
-                       "corpus with fewer pieces seen >= 10 times gives "
-                       "fewer).")
-  flags.DEFINE_bool("do_lower_case", True,
-                    "Lower-case (and strip accents) before learning; use the "
-                    "same value with the vocabulary afterwards.")
-  flags.DEFINE_enum("model_type", "wordpiece", ["wordpiece", "sentencepiece"],
-                    "wordpiece: vocab.txt for --vocab_file; sentencepiece: a "
-                    "model for --spm_model_file.")
+  flags.DEFINE_string(
+    "input_file", None, "Input raw text files (comma-separated globs)."
+  )
+  flags.DEFINE_string(
+    "output_file", None, "Output vocab.txt (or SentencePiece .model file)."
+  )
   flags.DEFINE_integer(
-      "num_unused_tokens", 994,
-      "WordPiece: [unusedN] tokens reserved (Google's uncased vocab: 994; "
-      "at least 99, which keeps [UNK]=100 .. [MASK]=103).")
+    "vocab_size",
+    30522,
+    "Maximum vocabulary size, reserved tokens included "
+    "(WordPiece: the learner aims within 5% below it; a "
+    "corpus with fewer pieces seen >= 10 times gives "
+    "fewer).",
+  )
+  flags.DEFINE_bool(
+    "do_lower_case",
+    True,
+    "Lower-case (and strip accents) before learning; use the "
+    "same value with the vocabulary afterwards.",
+  )
+  flags.DEFINE_enum(
+    "model_type",
+    "wordpiece",
+    ["wordpiece", "sentencepiece"],
+    "wordpiece: vocab.txt for --vocab_file; sentencepiece: a "
+    "model for --spm_model_file.",
+  )
   flags.DEFINE_integer(
-      "shard_size_mb", 16,
-      "With --runner: input files are cut at blank lines into word-count "
-      "shards of about this size.")
+    "num_unused_tokens",
+    994,
+    "WordPiece: [unusedN] tokens reserved (Google's uncased vocab: 994; "
+    "at least 99, which keeps [UNK]=100 .. [MASK]=103).",
+  )
+  flags.DEFINE_integer(
+    "shard_size_mb",
+    16,
+    "With --runner: input files are cut at blank lines into word-count "
+    "shards of about this size.",
+  )
   beam_pipeline.define_runner_flags(
-      "word-count shards (at least this many; files are cut at blank "
-      "lines). The vocabulary is one file either way.")
+    "word-count shards (at least this many; files are cut at blank "
+    "lines). The vocabulary is one file either way."
+  )
 
 
 def _check_flags(beam_args):
@@ -67,25 +84,35 @@ def _check_flags(beam_args):
     if not FLAGS[name].value:
       raise InputError("--%s is required" % name)
   if FLAGS.model_type == "sentencepiece" and (FLAGS.runner or beam_args):
-    raise InputError("--model_type=sentencepiece trains in one process "
-                     "(no --runner)")
+    raise InputError(
+      "--model_type=sentencepiece trains in one process (no --runner)"
+    )
 
 
 def _learn_wordpiece(files, beam_args):
   if FLAGS.runner:
     # pylint: disable-next=g-import-not-at-top
     from data_prep.beam.learn_vocab import learn_vocab_beam
-    shards = plan_shards(files, FLAGS.shard_size_mb << 20,
-                         FLAGS.num_output_shards or 1)
-    return learn_vocab_beam(shards, FLAGS.output_file, FLAGS.do_lower_case,
-                            FLAGS.vocab_size, FLAGS.num_unused_tokens,
-                            FLAGS.runner, beam_args), len(shards)
+
+    shards = plan_shards(
+      files, FLAGS.shard_size_mb << 20, FLAGS.num_output_shards or 1
+    )
+    return learn_vocab_beam(
+      shards,
+      FLAGS.output_file,
+      FLAGS.do_lower_case,
+      FLAGS.vocab_size,
+      FLAGS.num_unused_tokens,
+      FLAGS.runner,
+      beam_args,
+    ), len(shards)
   counts = words.count_words([Shard(f) for f in files], FLAGS.do_lower_case)
   # Imported after counting: it loads TensorFlow (a bad input line fails
   # first).
   # pylint: disable-next=g-import-not-at-top
   from data_prep.learn_vocab.wordpiece import learn_wordpiece
   from data_prep.learn_vocab.wordpiece import write_vocab
+
   vocab = learn_wordpiece(counts, FLAGS.vocab_size, FLAGS.num_unused_tokens)
   with atomic_output(FLAGS.output_file) as f:
     write_vocab(vocab, f)
@@ -95,6 +122,7 @@ def _learn_wordpiece(files, beam_args):
 def _train_sentencepiece(files):
   # pylint: disable-next=g-import-not-at-top
   from data_prep.learn_vocab.sentencepiece import train_sentencepiece
+
   lines = (line for f in files for line in words.shard_text_lines(Shard(f)))
   model = train_sentencepiece(lines, FLAGS.vocab_size, FLAGS.do_lower_case)
   with atomic_output(FLAGS.output_file, "wb") as f:
@@ -108,13 +136,24 @@ def main(argv):
   start = time.time()
   if FLAGS.model_type == "sentencepiece":
     _train_sentencepiece(files)
-    print("sentencepiece model (vocab_size=%d) -> %s in %.1f s" % (
-        FLAGS.vocab_size, FLAGS.output_file, time.time() - start))
+    print(
+      "sentencepiece model (vocab_size=%d) -> %s in %.1f s"
+      % (FLAGS.vocab_size, FLAGS.output_file, time.time() - start)
+    )
     return
   size, shards = _learn_wordpiece(files, beam_args)
-  print("vocab_size=%d (of at most %d) from %d file(s), %d shard(s) -> %s "
-        "in %.1f s" % (size, FLAGS.vocab_size, len(files), shards,
-                       FLAGS.output_file, time.time() - start))
+  print(
+    "vocab_size=%d (of at most %d) from %d file(s), %d shard(s) -> %s "
+    "in %.1f s"
+    % (
+      size,
+      FLAGS.vocab_size,
+      len(files),
+      shards,
+      FLAGS.output_file,
+      time.time() - start,
+    )
+  )
 
 
 def run():

@@ -30,13 +30,23 @@ def train_sentencepiece(lines, vocab_size, do_lower_case):
   model = io.BytesIO()
   try:
     spm.SentencePieceTrainer.train(
-        sentence_iterator=iter(sentences), model_writer=model,
-        vocab_size=vocab_size, model_type="unigram",
-        pad_id=0, unk_id=1, bos_id=-1, eos_id=-1,
-        control_symbols=",".join(CONTROL_SYMBOLS),
-        normalization_rule_name="identity", character_coverage=0.99995,
-        input_sentence_size=0, num_threads=1, minloglevel=2)
+      sentence_iterator=iter(sentences),
+      model_writer=model,
+      vocab_size=vocab_size,
+      model_type="unigram",
+      pad_id=0,
+      unk_id=1,
+      bos_id=-1,
+      eos_id=-1,
+      control_symbols=",".join(CONTROL_SYMBOLS),
+      normalization_rule_name="identity",
+      character_coverage=0.99995,
+      input_sentence_size=0,
+      num_threads=1,
+      minloglevel=2,
+    )
   except RuntimeError as e:
-    raise InputError("SentencePiece training failed: %s" %
-                     str(e).splitlines()[0]) from e
+    raise InputError(
+      "SentencePiece training failed: %s" % str(e).splitlines()[0]
+    ) from e
   return model.getvalue()

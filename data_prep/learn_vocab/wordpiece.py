@@ -36,12 +36,14 @@ def learn_wordpiece(word_counts, vocab_size, num_unused):
     raise InputError("--input_file: no words to learn a vocabulary from")
   reserved = reserved_tokens(num_unused)
   vocab = wordpiece_tokenizer_learner_lib.learn(
-      sorted(word_counts.items()), vocab_size, reserved)
+    sorted(word_counts.items()), vocab_size, reserved
+  )
   if len(vocab) > vocab_size:
     raise InputError(
-        "--vocab_size=%d is too small: with the %d reserved tokens and "
-        "every character of the corpus (also as a ## suffix) the smallest "
-        "vocabulary has %d tokens" % (vocab_size, len(reserved), len(vocab)))
+      "--vocab_size=%d is too small: with the %d reserved tokens and "
+      "every character of the corpus (also as a ## suffix) the smallest "
+      "vocabulary has %d tokens" % (vocab_size, len(reserved), len(vocab))
+    )
   return vocab
 
 

@@ -28,14 +28,21 @@ def reserved_tokens(num_unused):
   """The reserved head of a vocabulary with `num_unused` [unusedN] tokens
   (at least 99, so [UNK]..[MASK] keep ids 100..103)."""
   unused = ["[unused%d]" % i for i in range(num_unused)]
-  return (["[PAD]"] + unused[:UNUSED_BEFORE_SPECIALS] + list(SPECIAL_TOKENS) +
-          unused[UNUSED_BEFORE_SPECIALS:])
+  return (
+    ["[PAD]"]
+    + unused[:UNUSED_BEFORE_SPECIALS]
+    + list(SPECIAL_TOKENS)
+    + unused[UNUSED_BEFORE_SPECIALS:]
+  )
 
 
 def shard_text_lines(shard):
   """The decoded, stripped, non-empty lines of a `documents.Shard`."""
-  where = shard.path if not shard.start else "%s (from byte %d)" % (
-      shard.path, shard.start)
+  where = (
+    shard.path
+    if not shard.start
+    else "%s (from byte %d)" % (shard.path, shard.start)
+  )
   for number, line in enumerate(shard_lines(shard), 1):
     line = decode_text(line, where, number).strip()
     if line:

@@ -26,16 +26,21 @@ FLAGS = flags.FLAGS
 def define_flags():
   """Defines this command's flags."""
   flags.DEFINE_string("input_file", None, "SWAG .csv or generic .jsonl.")
-  flags.DEFINE_enum("split", "train", ["train", "dev", "test"],
-                    "The file's split (test: no labels).")
+  flags.DEFINE_enum(
+    "split",
+    "train",
+    ["train", "dev", "test"],
+    "The file's split (test: no labels).",
+  )
   flags.DEFINE_string("output_file", None, "Output TFRecord file.")
   bert_flags.define_tokenizer_flags()
   bert_flags.define_spm_model_file()
   bert_flags.define_max_seq_length(128)
   beam_pipeline.define_runner_flags(
-      "output shards <output_file>-SSSSS-of-NNNNN, exactly this many "
-      "(default 1); with fewer chunks of 1,000 examples than shards, some "
-      "are empty.")
+    "output shards <output_file>-SSSSS-of-NNNNN, exactly this many "
+    "(default 1); with fewer chunks of 1,000 examples than shards, some "
+    "are empty."
+  )
 
 
 def main(argv):
@@ -44,22 +49,28 @@ def main(argv):
     if not FLAGS[name].value:
       raise InputError("--%s is required" % name)
   examples = mc_examples.read_examples(FLAGS.input_file, FLAGS.split)
-  tokenizer_args = (FLAGS.vocab_file, FLAGS.do_lower_case,
-                    FLAGS.spm_model_file)
+  tokenizer_args = (FLAGS.vocab_file, FLAGS.do_lower_case, FLAGS.spm_model_file)
   tokenizer = load_tokenizer(*tokenizer_args)
   if FLAGS.runner:
     # pylint: disable-next=g-import-not-at-top
     from data_prep.beam.multiple_choice import write_records_beam
-    outputs = write_records_beam(examples, tokenizer_args,
-                                 FLAGS.max_seq_length, FLAGS.output_file,
-                                 FLAGS.num_output_shards, FLAGS.runner,
-                                 beam_args)
+
+    outputs = write_records_beam(
+      examples,
+      tokenizer_args,
+      FLAGS.max_seq_length,
+      FLAGS.output_file,
+      FLAGS.num_output_shards,
+      FLAGS.runner,
+      beam_args,
+    )
   else:
-    write_records(examples, FLAGS.max_seq_length, tokenizer,
-                  FLAGS.output_file)
+    write_records(examples, FLAGS.max_seq_length, tokenizer, FLAGS.output_file)
     outputs = [FLAGS.output_file]
-  print("%d examples of %d choices -> %s" % (
-      len(examples), len(examples[0].endings), ", ".join(outputs)))
+  print(
+    "%d examples of %d choices -> %s"
+    % (len(examples), len(examples[0].endings), ", ".join(outputs))
+  )
 
 
 def run():

@@ -32,13 +32,14 @@ from bert_tf.io_utils import InputError
 # context: first segment (SWAG sent1); prefix: the start of the second
 # segment each ending continues (SWAG sent2, may be empty).
 MultipleChoiceExample = collections.namedtuple(
-    "MultipleChoiceExample", "guid context prefix endings label")
+  "MultipleChoiceExample", "guid context prefix endings label"
+)
 
 # split -> the file names it may have in data_dir (exactly one must exist).
 SPLIT_FILES = {
-    "train": ("train.csv", "train.jsonl"),
-    "dev": ("val.csv", "val.jsonl", "dev.jsonl"),
-    "test": ("test.csv", "test.jsonl"),
+  "train": ("train.csv", "train.jsonl"),
+  "dev": ("val.csv", "val.jsonl", "dev.jsonl"),
+  "test": ("test.csv", "test.jsonl"),
 }
 
 _BOM = "\ufeff"
@@ -51,11 +52,14 @@ def split_file(data_dir, split):
   names = SPLIT_FILES[split]
   found = [n for n in names if os.path.isfile(os.path.join(data_dir, n))]
   if not found:
-    raise InputError("--data_dir=%s: no %s file (%s)" %
-                     (data_dir, split, " or ".join(names)))
+    raise InputError(
+      "--data_dir=%s: no %s file (%s)" % (data_dir, split, " or ".join(names))
+    )
   if len(found) > 1:
-    raise InputError("--data_dir=%s: both %s for the %s split; keep one" %
-                     (data_dir, " and ".join(found), split))
+    raise InputError(
+      "--data_dir=%s: both %s for the %s split; keep one"
+      % (data_dir, " and ".join(found), split)
+    )
   return os.path.join(data_dir, found[0])
 
 
@@ -86,25 +90,34 @@ def _label(value, num_choices, where):
   if not isinstance(value, int) or isinstance(value, bool):
     raise InputError("%s: label %r is not a choice index" % (where, value))
   if not 0 <= value < num_choices:
-    raise InputError("%s: label %d out of range for %d choices (0-%d)" %
-                     (where, value, num_choices, num_choices - 1))
+    raise InputError(
+      "%s: label %d out of range for %d choices (0-%d)"
+      % (where, value, num_choices, num_choices - 1)
+    )
   return value
 
 
 def _swag_columns(header, path, split):
   """(sent1, sent2, [ending columns], label column or None) by name."""
   columns = {name: i for i, name in enumerate(header)}
-  endings = sorted((int(m.group(1)), i) for i, m in
-                   enumerate(map(_ENDING.match, header)) if m)
+  endings = sorted(
+    (int(m.group(1)), i) for i, m in enumerate(map(_ENDING.match, header)) if m
+  )
   required = ["sent1", "sent2"] + ([] if split == "test" else ["label"])
   missing = [name for name in required if name not in columns]
   if [k for k, _ in endings] != list(range(max(len(endings), 2))):
     missing.append("ending0..endingN (N >= 1)")
   if missing:
-    raise InputError("%s:1: header lacks %s (header: %s)" %
-                     (path, ", ".join(missing), ",".join(header)))
-  return (columns["sent1"], columns["sent2"], [i for _, i in endings],
-          columns.get("label"))
+    raise InputError(
+      "%s:1: header lacks %s (header: %s)"
+      % (path, ", ".join(missing), ",".join(header))
+    )
+  return (
+    columns["sent1"],
+    columns["sent2"],
+    [i for _, i in endings],
+    columns.get("label"),
+  )
 
 
 def _read_swag_csv(f, path, split):
@@ -121,12 +134,19 @@ def _read_swag_csv(f, path, split):
         continue
       where = "%s:%d" % (path, reader.line_num)
       if len(row) != len(header):
-        raise InputError("%s: expected %d comma-separated columns (as the "
-                         "header), found %d" % (where, len(header), len(row)))
-      examples.append(MultipleChoiceExample(
-          "%s-%d" % (split, len(examples)), row[sent1], row[sent2],
+        raise InputError(
+          "%s: expected %d comma-separated columns (as the "
+          "header), found %d" % (where, len(header), len(row))
+        )
+      examples.append(
+        MultipleChoiceExample(
+          "%s-%d" % (split, len(examples)),
+          row[sent1],
+          row[sent2],
           [row[i] for i in endings],
-          0 if label is None else _label(row[label], len(endings), where)))
+          0 if label is None else _label(row[label], len(endings), where),
+        )
+      )
   except csv.Error as e:
     raise InputError("%s:%d: %s" % (path, reader.line_num, e)) from e
   return examples
@@ -135,8 +155,11 @@ def _read_swag_csv(f, path, split):
 def _text(record, key, where, default=None):
   value = record.get(key, default)
   if not isinstance(value, str):
-    raise InputError("%s: %r must be a string" % (where, key) if key in record
-                     else "%s: missing %r" % (where, key))
+    raise InputError(
+      "%s: %r must be a string" % (where, key)
+      if key in record
+      else "%s: missing %r" % (where, key)
+    )
   return value
 
 
@@ -153,23 +176,34 @@ def _read_jsonl(f, path, split):
     if not isinstance(record, dict):
       raise InputError("%s: expected a JSON object" % where)
     endings = record.get("endings")
-    if (not isinstance(endings, list) or len(endings) < 2 or
-        not all(isinstance(e, str) for e in endings)):
-      raise InputError("%s: \"endings\" must be a list of at least 2 "
-                       "strings" % where)
+    if (
+      not isinstance(endings, list)
+      or len(endings) < 2
+      or not all(isinstance(e, str) for e in endings)
+    ):
+      raise InputError(
+        "%s: \"endings\" must be a list of at least 2 strings" % where
+      )
     first = first or (line_number, len(endings))
     if len(endings) != first[1]:
-      raise InputError("%s: %d endings, but line %d has %d (every example of "
-                       "a file needs the same number of choices)" %
-                       ((where, len(endings)) + first))
+      raise InputError(
+        "%s: %d endings, but line %d has %d (every example of "
+        "a file needs the same number of choices)"
+        % ((where, len(endings)) + first)
+      )
     if "label" in record:
       label = _label(record["label"], len(endings), where)
     elif split == "test":
       label = 0
     else:
       raise InputError("%s: missing 'label'" % where)
-    examples.append(MultipleChoiceExample(
+    examples.append(
+      MultipleChoiceExample(
         str(record.get("id", "%s-%d" % (split, len(examples)))),
-        _text(record, "context", where), _text(record, "prefix", where, ""),
-        endings, label))
+        _text(record, "context", where),
+        _text(record, "prefix", where, ""),
+        endings,
+        label,
+      )
+    )
   return examples

@@ -27,8 +27,9 @@ from data_prep.common.sequence_pairs import pack_tokens
 
 # input_ids / input_mask / segment_ids: one padded list per choice.
 MultipleChoiceFeatures = collections.namedtuple(
-    "MultipleChoiceFeatures",
-    "input_ids input_mask segment_ids label_id is_real_example")
+  "MultipleChoiceFeatures",
+  "input_ids input_mask segment_ids label_id is_real_example",
+)
 
 
 def convert_example(example, max_seq_length, tokenizer):
@@ -38,8 +39,10 @@ def convert_example(example, max_seq_length, tokenizer):
   for ending in example.endings:
     # pack_tokens truncates in place: every choice gets a fresh context.
     tokens, segment_ids = pack_tokens(
-        list(context), tokenizer.tokenize(example.prefix + " " + ending),
-        max_seq_length)
+      list(context),
+      tokenizer.tokenize(example.prefix + " " + ending),
+      max_seq_length,
+    )
     padding = [0] * (max_seq_length - len(tokens))
     ids.append(tokenizer.convert_tokens_to_ids(tokens) + padding)
     masks.append([1] * len(tokens) + padding)
@@ -55,23 +58,28 @@ def padding_features(num_choices, max_seq_length):
 
 def record_bytes(features):
   """Serialized tf.train.Example of one example: the record encoding."""
+
   def flat(rows):
     return [value for row in rows for value in row]
 
-  schema = multiple_choice_schema(len(features.input_ids),
-                                  len(features.input_ids[0]))
+  schema = multiple_choice_schema(
+    len(features.input_ids), len(features.input_ids[0])
+  )
   # Mask and segment values are 0/1: their varints are the bytes themselves.
-  return schema.encode({
+  return schema.encode(
+    {
       "input_ids": flat(features.input_ids),
       "input_mask": bytes(flat(features.input_mask)),
       "segment_ids": bytes(flat(features.segment_ids)),
       "label_ids": features.label_id,
       "is_real_example": features.is_real_example,
-  })
+    }
+  )
 
 
-def write_records(examples, max_seq_length, tokenizer, output_file,
-                  pad_to_multiple_of=None):
+def write_records(
+  examples, max_seq_length, tokenizer, output_file, pad_to_multiple_of=None
+):
   """Featurizes `examples` (same number of choices) into a TFRecord file.
 
   Args:
@@ -86,14 +94,15 @@ def write_records(examples, max_seq_length, tokenizer, output_file,
     The number of records written, padding included.
   """
   if max_seq_length < 3:
-    raise InputError("--max_seq_length=%d: must be at least 3" %
-                     max_seq_length)
-  records = [record_bytes(convert_example(e, max_seq_length, tokenizer))
-             for e in tqdm.tqdm(examples, desc="featurize", unit="ex",
-                                disable=None)]
+    raise InputError("--max_seq_length=%d: must be at least 3" % max_seq_length)
+  records = [
+    record_bytes(convert_example(e, max_seq_length, tokenizer))
+    for e in tqdm.tqdm(examples, desc="featurize", unit="ex", disable=None)
+  ]
   if pad_to_multiple_of:
-    padding = record_bytes(padding_features(len(examples[0].endings),
-                                            max_seq_length))
+    padding = record_bytes(
+      padding_features(len(examples[0].endings), max_seq_length)
+    )
     records += [padding] * (-len(records) % pad_to_multiple_of)
   write_tfrecord_file(output_file, records)
   return len(records)

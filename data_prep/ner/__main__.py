@@ -29,20 +29,26 @@ def define_flags():
   """Defines this command's flags (run_ner.py's names and defaults)."""
   flags.DEFINE_string("input_file", None, "CoNLL file (word first, tag last).")
   flags.DEFINE_string("output_file", None, "Output TFRecord file.")
-  flags.DEFINE_string("tag_scheme", "iob2",
-                      "Tags of the file: iob2 or iob1 (converted to iob2).")
-  flags.DEFINE_string("labels", None,
-                      "Comma-separated label list (default: from the file).")
-  flags.DEFINE_bool("document_context", False,
-                    "Fill each window with the neighbouring sentences of the "
-                    "same document, as context without labels.")
+  flags.DEFINE_string(
+    "tag_scheme", "iob2", "Tags of the file: iob2 or iob1 (converted to iob2)."
+  )
+  flags.DEFINE_string(
+    "labels", None, "Comma-separated label list (default: from the file)."
+  )
+  flags.DEFINE_bool(
+    "document_context",
+    False,
+    "Fill each window with the neighbouring sentences of the "
+    "same document, as context without labels.",
+  )
   bert_flags.define_tokenizer_flags()
   bert_flags.define_spm_model_file()
   bert_flags.define_max_seq_length(128)
   beam_pipeline.define_runner_flags(
-      "output shards <output_file>-SSSSS-of-NNNNN, exactly this many "
-      "(default 1); with fewer chunks of whole documents (~500 sentences) "
-      "than shards, some are empty.")
+    "output shards <output_file>-SSSSS-of-NNNNN, exactly this many "
+    "(default 1); with fewer chunks of whole documents (~500 sentences) "
+    "than shards, some are empty."
+  )
 
 
 def main(argv):
@@ -60,21 +66,34 @@ def main(argv):
     raise InputError("%s: no tags; give --labels" % FLAGS.input_file)
   if conll.is_labelled(sentences):
     conll.check_tags(sentences, labels)
-  args = ((FLAGS.vocab_file, FLAGS.do_lower_case, FLAGS.spm_model_file),
-          labels, FLAGS.max_seq_length, FLAGS.document_context)
+  args = (
+    (FLAGS.vocab_file, FLAGS.do_lower_case, FLAGS.spm_model_file),
+    labels,
+    FLAGS.max_seq_length,
+    FLAGS.document_context,
+  )
   single = new_featurizer(*args)  # checks the vocab and settings up front
   if FLAGS.runner:
     # pylint: disable-next=g-import-not-at-top
     from data_prep.beam.ner import write_windows_beam
-    count, outputs = write_windows_beam(sentences, args, FLAGS.output_file,
-                                        FLAGS.num_output_shards, FLAGS.runner,
-                                        beam_args)
+
+    count, outputs = write_windows_beam(
+      sentences,
+      args,
+      FLAGS.output_file,
+      FLAGS.num_output_shards,
+      FLAGS.runner,
+      beam_args,
+    )
   else:
-    count = write_windows(FLAGS.output_file,
-                          single.windows(sentences), FLAGS.max_seq_length)
+    count = write_windows(
+      FLAGS.output_file, single.windows(sentences), FLAGS.max_seq_length
+    )
     outputs = [FLAGS.output_file]
-  print("%d sentences -> %d windows -> %s" % (len(sentences), count,
-                                              ", ".join(outputs)))
+  print(
+    "%d sentences -> %d windows -> %s"
+    % (len(sentences), count, ", ".join(outputs))
+  )
   print("labels: " + ",".join(labels))
 
 

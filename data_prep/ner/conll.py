@@ -27,8 +27,7 @@ DOCSTART = "-DOCSTART-"
 
 # words/tags: lists (tags None for an unlabelled file); document: index of
 # the -DOCSTART- section (0 without any); lines: line number of each word.
-Sentence = collections.namedtuple(
-    "Sentence", "words tags document lines path")
+Sentence = collections.namedtuple("Sentence", "words tags document lines path")
 
 
 def entity_type(tag):
@@ -76,12 +75,15 @@ class _SentenceBuilder:
       self.columns = len(fields)
     if len(fields) != self.columns:
       raise InputError(
-          "%s:%d: malformed line: %d columns, the file's first word line has "
-          "%d (word first, tag last, whitespace-separated)" %
-          (self.path, number, len(fields), self.columns))
+        "%s:%d: malformed line: %d columns, the file's first word line has "
+        "%d (word first, tag last, whitespace-separated)"
+        % (self.path, number, len(fields), self.columns)
+      )
     if self.columns > 1 and not _is_iob(fields[-1]):
-      raise InputError("%s:%d: tag %r is not IOB (O, B-TYPE or I-TYPE)" %
-                       (self.path, number, fields[-1]))
+      raise InputError(
+        "%s:%d: tag %r is not IOB (O, B-TYPE or I-TYPE)"
+        % (self.path, number, fields[-1])
+      )
     self.words.append(fields[0])
     self.tags.append(fields[-1])
     self.lines.append(number)
@@ -93,13 +95,17 @@ class _SentenceBuilder:
     if self.columns > 1:
       converted = iob1_to_iob2(self.tags)
       tags = converted if self.tag_scheme == "iob1" else self.tags
-      starts = [line for line, tag, new in zip(self.lines, self.tags,
-                                               converted) if tag != new]
+      starts = [
+        line
+        for line, tag, new in zip(self.lines, self.tags, converted)
+        if tag != new
+      ]
       if starts and self.tag_scheme == "iob2":
         count, first = self.iob1_starts
         self.iob1_starts = (count + len(starts), first or starts[0])
-    self.sentences.append(Sentence(self.words, tags, self.document,
-                                   self.lines, self.path))
+    self.sentences.append(
+      Sentence(self.words, tags, self.document, self.lines, self.path)
+    )
     self.words, self.tags, self.lines = [], [], []
 
 
@@ -111,8 +117,10 @@ def read_conll(path, tag_scheme="iob2"):
       non-IOB tag (file and line named).
   """
   if tag_scheme not in TAG_SCHEMES:
-    raise InputError("--tag_scheme=%s: expected one of %s" %
-                     (tag_scheme, ", ".join(TAG_SCHEMES)))
+    raise InputError(
+      "--tag_scheme=%s: expected one of %s"
+      % (tag_scheme, ", ".join(TAG_SCHEMES))
+    )
   builder = _SentenceBuilder(path, tag_scheme)
   try:
     with open(path, "rb") as f:
@@ -129,9 +137,13 @@ def read_conll(path, tag_scheme="iob2"):
     raise InputError("%s: no sentences" % path)
   count, first = builder.iob1_starts
   if count:
-    logging.warning("%s:%d: %d entities start with I- (first here): an IOB1 "
-                    "file read as IOB2? --tag_scheme=iob1 converts it",
-                    path, first, count)
+    logging.warning(
+      "%s:%d: %d entities start with I- (first here): an IOB1 "
+      "file read as IOB2? --tag_scheme=iob1 converts it",
+      path,
+      first,
+      count,
+    )
   return builder.sentences
 
 
@@ -145,8 +157,7 @@ def label_list(sentences):
   Both prefixes are listed for every type seen, so a dev entity of a known
   type is never an unknown tag.
   """
-  types = sorted({entity_type(t) for s in sentences for t in s.tags} -
-                 {None})
+  types = sorted({entity_type(t) for s in sentences for t in s.tags} - {None})
   return ["O"] + [prefix + t for t in types for prefix in ("B-", "I-")]
 
 
@@ -155,8 +166,10 @@ def parse_labels(text):
   labels = [label.strip() for label in text.split(",") if label.strip()]
   bad = [label for label in labels if not _is_iob(label)]
   if bad or "O" not in labels or len(set(labels)) != len(labels):
-    raise InputError("--labels=%s: need distinct IOB tags (O, B-TYPE, "
-                     "I-TYPE) including O" % text)
+    raise InputError(
+      "--labels=%s: need distinct IOB tags (O, B-TYPE, "
+      "I-TYPE) including O" % text
+    )
   return labels
 
 
@@ -166,5 +179,7 @@ def check_tags(sentences, labels):
   for sentence in sentences:
     for tag, line in zip(sentence.tags, sentence.lines):
       if tag not in known:
-        raise InputError("%s:%d: unknown tag %r (labels: %s)" %
-                         (sentence.path, line, tag, " ".join(labels)))
+        raise InputError(
+          "%s:%d: unknown tag %r (labels: %s)"
+          % (sentence.path, line, tag, " ".join(labels))
+        )

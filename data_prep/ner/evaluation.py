@@ -35,8 +35,10 @@ def word_tags(windows, window_predictions, sentences, labels):
       tags[window.sentence][word] = labels[int(ids[position])]
   for sentence, sentence_tags in zip(sentences, tags):
     if None in sentence_tags:  # Featurizer guarantees one window per word.
-      raise AssertionError("%s:%d: word without prediction" % (
-          sentence.path, sentence.lines[sentence_tags.index(None)]))
+      raise AssertionError(
+        "%s:%d: word without prediction"
+        % (sentence.path, sentence.lines[sentence_tags.index(None)])
+      )
   return tags
 
 
@@ -46,8 +48,9 @@ def entity_metrics(gold, predicted, prefix):
   with warnings.catch_warnings():
     # Without any entity, seqeval's unused averages warn about empty means.
     warnings.simplefilter("ignore", RuntimeWarning)
-    report = classification_report(gold, predicted, output_dict=True,
-                                   zero_division=0)
+    report = classification_report(
+      gold, predicted, output_dict=True, zero_division=0
+    )
   results = {}
   for name, row in report.items():
     suffix = "" if name == "micro avg" else "_" + name
@@ -63,9 +66,11 @@ def metric_names(labels, prefix):
   """Every key `entity_metrics` can return for these labels (a type's keys
   appear when the type is in the gold or predicted tags)."""
   types = sorted({label[2:] for label in labels if label[:2] in ("B-", "I-")})
-  return ["%s_%s%s" % (prefix, name, suffix)
-          for suffix in [""] + ["_" + t for t in types]
-          for name in ("precision", "recall", "f1")]
+  return [
+    "%s_%s%s" % (prefix, name, suffix)
+    for suffix in [""] + ["_" + t for t in types]
+    for name in ("precision", "recall", "f1")
+  ]
 
 
 def prediction_lines(sentences, predicted):

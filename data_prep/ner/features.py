@@ -36,7 +36,8 @@ from bert_tf.tokenizers.loading import load_tokenizer
 # `label_weights` are unpadded ([CLS] ... [SEP]); `predicted`: the
 # (position, word index) of each word this window predicts.
 Window = collections.namedtuple(
-    "Window", "sentence input_ids label_ids label_weights predicted")
+  "Window", "sentence input_ids label_ids label_weights predicted"
+)
 
 
 def core_windows(lengths, capacity):
@@ -109,22 +110,23 @@ class _Stream:
 class Featurizer:
   """Turns Sentences into Windows for one tokenizer and label list."""
 
-  def __init__(self, tokenizer, labels, max_seq_length,
-               document_context=False):
+  def __init__(self, tokenizer, labels, max_seq_length, document_context=False):
     if max_seq_length < 3:
-      raise InputError("--max_seq_length=%d: must be at least 3" %
-                       max_seq_length)
+      raise InputError(
+        "--max_seq_length=%d: must be at least 3" % max_seq_length
+      )
     self.tokenizer = tokenizer
     self.label_map = {label: i for i, label in enumerate(labels)}
     self.capacity = max_seq_length - 2
     self.document_context = document_context
     self.cls_id, self.sep_id, self.unk_id = tokenizer.convert_tokens_to_ids(
-        ["[CLS]", "[SEP]", "[UNK]"])
+      ["[CLS]", "[SEP]", "[UNK]"]
+    )
 
   def word_ids(self, word):
     """Piece ids of one word (a word that cleans to nothing is [UNK])."""
     ids = self.tokenizer.convert_tokens_to_ids(self.tokenizer.tokenize(word))
-    return ids[:self.capacity] or [self.unk_id]
+    return ids[: self.capacity] or [self.unk_id]
 
   def windows(self, sentences):
     """All Windows, sentence by sentence in order."""
@@ -134,8 +136,9 @@ class Featurizer:
       stream = _Stream(pieces)
       first = 0
       for index in group:
-        result.extend(self._sentence_windows(index, sentences[index], stream,
-                                             first))
+        result.extend(
+          self._sentence_windows(index, sentences[index], stream, first)
+        )
         first += len(sentences[index].words)
     return result
 
@@ -155,10 +158,10 @@ class Featurizer:
   def _sentence_windows(self, index, sentence, stream, first):
     """Windows predicting words first .. first+len-1 of the stream."""
     last = first + len(sentence.words)
-    spans = [extend(first + start, first + end, stream.lengths,
-                    self.capacity)
-             for start, end in core_windows(stream.lengths[first:last],
-                                            self.capacity)]
+    spans = [
+      extend(first + start, first + end, stream.lengths, self.capacity)
+      for start, end in core_windows(stream.lengths[first:last], self.capacity)
+    ]
     owner = owners(spans, first, last, stream.offsets)
     pieces = stream.pieces
     windows = []
@@ -179,13 +182,21 @@ class Featurizer:
         input_ids.extend(ids)
         label_ids.extend([label] + [0] * (len(ids) - 1))
         weights.extend([weight] + [0.0] * (len(ids) - 1))
-      windows.append(Window(index, input_ids + [self.sep_id], label_ids + [0],
-                            weights + [0.0], predicted))
+      windows.append(
+        Window(
+          index,
+          input_ids + [self.sep_id],
+          label_ids + [0],
+          weights + [0.0],
+          predicted,
+        )
+      )
     return windows
 
 
 def new_featurizer(tokenizer_args, labels, max_seq_length, document_context):
   """A Featurizer from picklable settings (what Beam workers receive);
   `tokenizer_args` are `load_tokenizer`'s."""
-  return Featurizer(load_tokenizer(*tokenizer_args), labels, max_seq_length,
-                    document_context)
+  return Featurizer(
+    load_tokenizer(*tokenizer_args), labels, max_seq_length, document_context
+  )

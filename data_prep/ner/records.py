@@ -17,17 +17,18 @@ def window_record(window, max_seq_length):
   length = len(window.input_ids)
   padding = [0] * (max_seq_length - length)
   # Mask and segment values are 0/1: their varints are the bytes themselves.
-  return tagging_schema(max_seq_length).encode({
+  return tagging_schema(max_seq_length).encode(
+    {
       "input_ids": window.input_ids + padding,
       "input_mask": bytes([1] * length + padding),
       "segment_ids": bytes(max_seq_length),
       "label_ids": window.label_ids + padding,
       "label_weights": window.label_weights + padding,
-  })
+    }
+  )
 
 
 def write_windows(path, windows, max_seq_length):
   """Writes one record per window to `path` (atomically); -> count."""
-  write_tfrecord_file(path, [window_record(w, max_seq_length)
-                             for w in windows])
+  write_tfrecord_file(path, [window_record(w, max_seq_length) for w in windows])
   return len(windows)

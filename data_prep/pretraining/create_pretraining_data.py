@@ -43,48 +43,70 @@ from data_prep.pretraining.shards import write_shards
 
 FLAGS = flags.FLAGS
 
+
 def define_flags():
   """Defines this command's flags (the original names and defaults)."""
-  flags.DEFINE_string("input_file", None,
-                      "Input raw text file (or comma-separated list of files).")
   flags.DEFINE_string(
-      "output_file", None,
-      "Output TF example file (or comma-separated list of files).")
+    "input_file",
+    None,
+    "Input raw text file (or comma-separated list of files).",
+  )
+  flags.DEFINE_string(
+    "output_file",
+    None,
+    "Output TF example file (or comma-separated list of files).",
+  )
   flags.DEFINE_bool(
-      "do_whole_word_mask", False,
-      "Whether to use whole word masking rather than per-WordPiece masking.")
+    "do_whole_word_mask",
+    False,
+    "Whether to use whole word masking rather than per-WordPiece masking.",
+  )
   flags.DEFINE_integer("max_seq_length", 128, "Maximum sequence length.")
   bert_flags.define_tokenizer_flags()
-  flags.DEFINE_integer("max_predictions_per_seq", 20,
-                       "Maximum number of masked LM predictions per sequence.")
+  flags.DEFINE_integer(
+    "max_predictions_per_seq",
+    20,
+    "Maximum number of masked LM predictions per sequence.",
+  )
   flags.DEFINE_integer("random_seed", 12345, "Random seed for data generation.")
   flags.DEFINE_integer(
-      "dupe_factor", 10,
-      "Number of times to duplicate the input data (with different masks).")
+    "dupe_factor",
+    10,
+    "Number of times to duplicate the input data (with different masks).",
+  )
   flags.DEFINE_float("masked_lm_prob", 0.15, "Masked LM probability.")
   flags.DEFINE_float(
-      "short_seq_prob", 0.1,
-      "Probability of creating sequences which are shorter than the "
-      "maximum length.")
+    "short_seq_prob",
+    0.1,
+    "Probability of creating sequences which are shorter than the "
+    "maximum length.",
+  )
   flags.DEFINE_string(
-      "spm_model_file", None,
-      "Optional SentencePiece model; replaces --vocab_file. Its vocabulary "
-      "must hold [CLS], [SEP] and [MASK]. (Whole-word masking relies on '##' "
-      "pieces, so it does nothing with SentencePiece.)")
+    "spm_model_file",
+    None,
+    "Optional SentencePiece model; replaces --vocab_file. Its vocabulary "
+    "must hold [CLS], [SEP] and [MASK]. (Whole-word masking relies on '##' "
+    "pieces, so it does nothing with SentencePiece.)",
+  )
   flags.DEFINE_integer(
-      "num_workers", 0,
-      "0: the original single-stream algorithm (identical output). N >= 1: "
-      "scalable mode, input shards in N processes, one output file per shard, "
-      "deterministic for a seed and N but not the original's order.")
+    "num_workers",
+    0,
+    "0: the original single-stream algorithm (identical output). N >= 1: "
+    "scalable mode, input shards in N processes, one output file per shard, "
+    "deterministic for a seed and N but not the original's order.",
+  )
   flags.DEFINE_integer(
-      "shard_size_mb", 16,
-      "Scalable mode: input files are cut at blank lines into shards of about "
-      "this size (and into at least --num_workers shards); bounds the memory "
-      "of each worker.")
+    "shard_size_mb",
+    16,
+    "Scalable mode: input files are cut at blank lines into shards of about "
+    "this size (and into at least --num_workers shards); bounds the memory "
+    "of each worker.",
+  )
   beam_pipeline.define_runner_flags(
-      "output files (exactly; default 1). Input files are cut at blank "
-      "lines into at least this many shards of about --shard_size_mb, "
-      "spread over the files in order (a file may be empty).")
+    "output files (exactly; default 1). Input files are cut at blank "
+    "lines into at least this many shards of about --shard_size_mb, "
+    "spread over the files in order (a file may be empty)."
+  )
 
 
 def _check_flags():
@@ -96,28 +118,34 @@ def _check_flags():
     raise InputError("--vocab_file is required")
   # Beyond the ranges every entry point checks (bert_tf/cli/flag_ranges.py).
   checks = [
-      ("max_seq_length", FLAGS.max_seq_length >= 5,
-       "must be >= 5 ([CLS] A [SEP] B [SEP])"),
-      ("masked_lm_prob", FLAGS.masked_lm_prob > 0.0, "must be in (0, 1]"),
+    (
+      "max_seq_length",
+      FLAGS.max_seq_length >= 5,
+      "must be >= 5 ([CLS] A [SEP] B [SEP])",
+    ),
+    ("masked_lm_prob", FLAGS.masked_lm_prob > 0.0, "must be in (0, 1]"),
   ]
   for name, ok, rule in checks:
     if not ok:
       raise InputError("--%s=%s %s" % (name, FLAGS[name].value, rule))
   if (FLAGS.num_workers or FLAGS.runner) and "," in FLAGS.output_file:
-    raise InputError("--output_file: the scalable mode (--num_workers > 0 "
-                     "or --runner) takes one path and writes one file per "
-                     "shard")
+    raise InputError(
+      "--output_file: the scalable mode (--num_workers > 0 "
+      "or --runner) takes one path and writes one file per "
+      "shard"
+    )
 
 
 def _options():
   return InstanceOptions(
-      max_seq_length=FLAGS.max_seq_length,
-      max_predictions_per_seq=FLAGS.max_predictions_per_seq,
-      dupe_factor=FLAGS.dupe_factor,
-      masked_lm_prob=FLAGS.masked_lm_prob,
-      short_seq_prob=FLAGS.short_seq_prob,
-      do_whole_word_mask=FLAGS.do_whole_word_mask,
-      exact_stream=not (FLAGS.num_workers or FLAGS.runner))
+    max_seq_length=FLAGS.max_seq_length,
+    max_predictions_per_seq=FLAGS.max_predictions_per_seq,
+    dupe_factor=FLAGS.dupe_factor,
+    masked_lm_prob=FLAGS.masked_lm_prob,
+    short_seq_prob=FLAGS.short_seq_prob,
+    do_whole_word_mask=FLAGS.do_whole_word_mask,
+    exact_stream=not (FLAGS.num_workers or FLAGS.runner),
+  )
 
 
 def _run_faithful(input_files, tokenizer_args):
@@ -126,8 +154,9 @@ def _run_faithful(input_files, tokenizer_args):
   if not documents:
     raise InputError("--input_file=%s: no text" % FLAGS.input_file)
   rng = random.Random(FLAGS.random_seed)
-  records, stats = make_records(documents, tokenizer, _options(), rng,
-                                progress=True)
+  records, stats = make_records(
+    documents, tokenizer, _options(), rng, progress=True
+  )
   output_files = FLAGS.output_file.split(",")
   write_round_robin(records, output_files)
   return stats, output_files
@@ -136,12 +165,23 @@ def _run_faithful(input_files, tokenizer_args):
 def _run_beam(input_files, tokenizer_args, beam_args):
   # pylint: disable-next=g-import-not-at-top
   from data_prep.beam.pretraining import write_shards_beam
+
   load_tokenizer(*tokenizer_args)  # fail early, not in every worker
-  shards = plan_shards(sorted(input_files), FLAGS.shard_size_mb << 20,
-                       min_shards=FLAGS.num_output_shards or 1)
+  shards = plan_shards(
+    sorted(input_files),
+    FLAGS.shard_size_mb << 20,
+    min_shards=FLAGS.num_output_shards or 1,
+  )
   stats, output_files = write_shards_beam(
-      shards, FLAGS.output_file, FLAGS.num_output_shards, tokenizer_args,
-      _options(), FLAGS.random_seed, FLAGS.runner, beam_args)
+    shards,
+    FLAGS.output_file,
+    FLAGS.num_output_shards,
+    tokenizer_args,
+    _options(),
+    FLAGS.random_seed,
+    FLAGS.runner,
+    beam_args,
+  )
   if not stats.documents:
     remove(output_files)  # empty files would pass for a result
     raise InputError("--input_file=%s: no text" % FLAGS.input_file)
@@ -150,11 +190,17 @@ def _run_beam(input_files, tokenizer_args, beam_args):
 
 def _run_scalable(input_files, tokenizer_args):
   load_tokenizer(*tokenizer_args)  # fail early, not in every worker
-  shards = plan_shards(sorted(input_files), FLAGS.shard_size_mb << 20,
-                       min_shards=FLAGS.num_workers)
-  stats, output_files = write_shards(shards, FLAGS.output_file,
-                                     tokenizer_args, _options(),
-                                     FLAGS.random_seed, FLAGS.num_workers)
+  shards = plan_shards(
+    sorted(input_files), FLAGS.shard_size_mb << 20, min_shards=FLAGS.num_workers
+  )
+  stats, output_files = write_shards(
+    shards,
+    FLAGS.output_file,
+    tokenizer_args,
+    _options(),
+    FLAGS.random_seed,
+    FLAGS.num_workers,
+  )
   if not stats.documents:
     for path in output_files:  # empty files would pass for a result
       if os.path.exists(path):
@@ -169,8 +215,12 @@ def main(argv):
   start = time.time()
   input_files = expand_input_files(FLAGS.input_file)
   # `load_tokenizer`'s arguments; masking needs [MASK] in the vocabulary.
-  tokenizer_args = (FLAGS.vocab_file, FLAGS.do_lower_case,
-                    FLAGS.spm_model_file, ("[CLS]", "[SEP]", "[MASK]"))
+  tokenizer_args = (
+    FLAGS.vocab_file,
+    FLAGS.do_lower_case,
+    FLAGS.spm_model_file,
+    ("[CLS]", "[SEP]", "[MASK]"),
+  )
   if FLAGS.runner:
     stats, output_files = _run_beam(input_files, tokenizer_args, beam_args)
   elif FLAGS.num_workers:
@@ -178,12 +228,15 @@ def main(argv):
   else:
     stats, output_files = _run_faithful(input_files, tokenizer_args)
   seconds = time.time() - start
-  logging.info("Wrote %d files: %s", len(output_files),
-               ", ".join(output_files))
+  logging.info("Wrote %d files: %s", len(output_files), ", ".join(output_files))
   logging.info(
-      "%d documents, %d instances, %d masked tokens in %.1f s "
-      "(%.0f instances/s)", stats.documents, stats.instances,
-      stats.masked_tokens, seconds, stats.instances / max(seconds, 1e-9))
+    "%d documents, %d instances, %d masked tokens in %.1f s (%.0f instances/s)",
+    stats.documents,
+    stats.instances,
+    stats.masked_tokens,
+    seconds,
+    stats.instances / max(seconds, 1e-9),
+  )
 
 
 def run():

@@ -26,8 +26,9 @@ from bert_tf.io_utils import is_remote
 from bert_tf.tokenizers.tokenization import convert_to_unicode
 
 # Bytes [start, end) of one input file; end None = to the end of the file.
-Shard = collections.namedtuple("Shard", ["path", "start", "end"],
-                               defaults=[0, None])
+Shard = collections.namedtuple(
+  "Shard", ["path", "start", "end"], defaults=[0, None]
+)
 
 
 def _open_binary(path):
@@ -35,8 +36,7 @@ def _open_binary(path):
 
 
 def _file_size(path):
-  return gfile().stat(path).length if is_remote(path) else os.path.getsize(
-      path)
+  return gfile().stat(path).length if is_remote(path) else os.path.getsize(path)
 
 
 def expand_input_files(input_file):
@@ -46,8 +46,11 @@ def expand_input_files(input_file):
   """
   files = []
   for pattern in input_file.split(","):
-    matches = (gfile().glob(pattern) if is_remote(pattern) else
-               [p for p in glob.glob(pattern) if os.path.isfile(p)])
+    matches = (
+      gfile().glob(pattern)
+      if is_remote(pattern)
+      else [p for p in glob.glob(pattern) if os.path.isfile(p)]
+    )
     if not matches:
       raise InputError("--input_file: no file matches %r" % pattern)
     files.extend(matches)
@@ -73,11 +76,19 @@ def read_documents(shards, tokenizer, progress=True):
   """Tokenized non-empty documents of the shards, in reading order."""
   total = sum(_shard_size(s) for s in shards)
   documents = [[]]
-  with tqdm(total=total, unit="B", unit_scale=True, desc="reading",
-            disable=None if progress else True) as bar:
+  with tqdm(
+    total=total,
+    unit="B",
+    unit_scale=True,
+    desc="reading",
+    disable=None if progress else True,
+  ) as bar:
     for shard in shards:
-      where = shard.path if not shard.start else "%s (from byte %d)" % (
-          shard.path, shard.start)
+      where = (
+        shard.path
+        if not shard.start
+        else "%s (from byte %d)" % (shard.path, shard.start)
+      )
       for number, line in enumerate(shard_lines(shard), 1):
         bar.update(len(line))
         line = decode_text(line, where, number).strip()
@@ -108,11 +119,14 @@ def plan_shards(files, max_shard_bytes, min_shards=1):
   shards = []
   for path, size in zip(files, sizes):
     pieces = max(1, -(-size // target))
-    cuts = sorted({_blank_line_after(path, size * k // pieces)
-                   for k in range(1, pieces)} - {size})
+    cuts = sorted(
+      {_blank_line_after(path, size * k // pieces) for k in range(1, pieces)}
+      - {size}
+    )
     bounds = [0] + cuts + [size]
-    shards.extend(Shard(path, lo, hi) for lo, hi in zip(bounds, bounds[1:])
-                  if hi > lo)
+    shards.extend(
+      Shard(path, lo, hi) for lo, hi in zip(bounds, bounds[1:]) if hi > lo
+    )
   return shards
 
 

@@ -27,17 +27,32 @@ import collections
 from data_prep.common.sequence_pairs import pair_layout
 
 TrainingInstance = collections.namedtuple(
-    "TrainingInstance", ["tokens", "segment_ids", "masked_lm_positions",
-                         "masked_lm_labels", "is_random_next"])
+  "TrainingInstance",
+  [
+    "tokens",
+    "segment_ids",
+    "masked_lm_positions",
+    "masked_lm_labels",
+    "is_random_next",
+  ],
+)
 
 # exact_stream=False (scalable mode) shuffles only as many candidates as it
 # masks: the same distribution with fewer draws, but not the original's
 # random stream.
 InstanceOptions = collections.namedtuple(
-    "InstanceOptions", ["max_seq_length", "max_predictions_per_seq",
-                        "dupe_factor", "masked_lm_prob", "short_seq_prob",
-                        "do_whole_word_mask", "exact_stream"],
-    defaults=[128, 20, 10, 0.15, 0.1, False, True])
+  "InstanceOptions",
+  [
+    "max_seq_length",
+    "max_predictions_per_seq",
+    "dupe_factor",
+    "masked_lm_prob",
+    "short_seq_prob",
+    "do_whole_word_mask",
+    "exact_stream",
+  ],
+  defaults=[128, 20, 10, 0.15, 0.1, False, True],
+)
 
 
 def generate_instances(all_documents, vocab_words, options, rng):
@@ -50,19 +65,20 @@ def generate_instances(all_documents, vocab_words, options, rng):
   for _ in range(options.dupe_factor):
     for document_index in range(len(all_documents)):
       yield from create_instances_from_document(
-          all_documents, document_index, vocab_words, options, rng)
+        all_documents, document_index, vocab_words, options, rng
+      )
 
 
 def create_training_instances(all_documents, vocab_words, options, rng):
   """The original's instance list, in output order."""
-  instances = list(generate_instances(all_documents, vocab_words, options,
-                                      rng))
+  instances = list(generate_instances(all_documents, vocab_words, options, rng))
   rng.shuffle(instances)
   return instances
 
 
-def create_instances_from_document(all_documents, document_index, vocab_words,
-                                   options, rng):
+def create_instances_from_document(
+  all_documents, document_index, vocab_words, options, rng
+):
   """Instances whose segment A comes from one document."""
   document = all_documents[document_index]
   max_num_tokens = options.max_seq_length - 3
@@ -89,19 +105,22 @@ def create_instances_from_document(all_documents, document_index, vocab_words,
       is_random_next = len(current_chunk) == 1 or rng.random() < 0.5
       if is_random_next:
         tokens_b = _random_next_tokens(
-            all_documents, document_index,
-            target_seq_length - len(tokens_a), rng)
+          all_documents, document_index, target_seq_length - len(tokens_a), rng
+        )
         # Segments after a_end were not used: read them again.
         i -= len(current_chunk) - a_end
       else:
         tokens_b = [t for seg in current_chunk[a_end:] for t in seg]
-      tokens_a, tokens_b = truncate_pair_randomly(tokens_a, tokens_b,
-                                                  max_num_tokens, rng)
+      tokens_a, tokens_b = truncate_pair_randomly(
+        tokens_a, tokens_b, max_num_tokens, rng
+      )
       tokens, segment_ids = pair_layout(tokens_a, tokens_b)
       tokens, positions, labels = create_masked_lm_predictions(
-          tokens, vocab_words, options, rng)
-      instances.append(TrainingInstance(tokens, segment_ids, positions,
-                                        labels, is_random_next))
+        tokens, vocab_words, options, rng
+      )
+      instances.append(
+        TrainingInstance(tokens, segment_ids, positions, labels, is_random_next)
+      )
       current_chunk = []
       current_length = 0
     i += 1
@@ -116,8 +135,9 @@ def _random_next_tokens(all_documents, document_index, target_b_length, rng):
       break
   random_document = all_documents[random_document_index]
   tokens_b = []
-  for j in range(rng.randint(0, len(random_document) - 1),
-                 len(random_document)):
+  for j in range(
+    rng.randint(0, len(random_document) - 1), len(random_document)
+  ):
     tokens_b.extend(random_document[j])
     if len(tokens_b) >= target_b_length:
       break
@@ -181,8 +201,12 @@ def _whole_word_groups(tokens):
 
 def _maskable_indexes(tokens):
   """Every position but those of [CLS]/[SEP]."""
-  if (tokens[0] == "[CLS]" and tokens[-1] == "[SEP]" and
-      tokens.count("[CLS]") == 1 and tokens.count("[SEP]") == 2):
+  if (
+    tokens[0] == "[CLS]"
+    and tokens[-1] == "[SEP]"
+    and tokens.count("[CLS]") == 1
+    and tokens.count("[SEP]") == 2
+  ):
     # [CLS] A [SEP] B [SEP] without special strings inside A or B.
     sep = tokens.index("[SEP]")
     return [*range(1, sep), *range(sep + 1, len(tokens) - 1)]
@@ -196,7 +220,7 @@ def _choose_masked_indexes(tokens, num_to_predict, options, rng):
     candidates = _maskable_indexes(tokens)
     if not options.exact_stream:
       shuffle(candidates, rng, last=num_to_predict)
-      return candidates[max(0, len(candidates) - num_to_predict):]
+      return candidates[max(0, len(candidates) - num_to_predict) :]
     shuffle(candidates, rng)
     return candidates[:num_to_predict]
   groups = _whole_word_groups(tokens)
@@ -213,9 +237,10 @@ def _choose_masked_indexes(tokens, num_to_predict, options, rng):
 
 def create_masked_lm_predictions(tokens, vocab_words, options, rng):
   """Returns (output tokens, sorted masked positions, original labels)."""
-  num_to_predict = min(options.max_predictions_per_seq,
-                       max(1, int(round(len(tokens) *
-                                        options.masked_lm_prob))))
+  num_to_predict = min(
+    options.max_predictions_per_seq,
+    max(1, int(round(len(tokens) * options.masked_lm_prob))),
+  )
   chosen = _choose_masked_indexes(tokens, num_to_predict, options, rng)
   output_tokens = list(tokens)
   for index in chosen:

@@ -26,7 +26,8 @@ from bert_tf.records.tfrecord_file import write_tfrecord_file
 from data_prep.pretraining.instances import generate_instances
 
 RecordStats = collections.namedtuple(
-    "RecordStats", ["documents", "instances", "masked_tokens"])
+  "RecordStats", ["documents", "instances", "masked_tokens"]
+)
 
 
 class _TokenVarints(dict):
@@ -51,11 +52,13 @@ class PretrainingRecordEncoder:
     self._schema = pretraining_schema(max_seq_length, max_predictions_per_seq)
     self._token_varints = _TokenVarints(tokenizer)
     # Values that only depend on a length, by that length.
-    self._input_masks = [b"\x01" * n + bytes(max_seq_length - n)
-                         for n in range(max_seq_length + 1)]
+    self._input_masks = [
+      b"\x01" * n + bytes(max_seq_length - n) for n in range(max_seq_length + 1)
+    ]
     self._weights = [
-        eb.pack_float32([1.0] * k + [0.0] * (max_predictions_per_seq - k))
-        for k in range(max_predictions_per_seq + 1)]
+      eb.pack_float32([1.0] * k + [0.0] * (max_predictions_per_seq - k))
+      for k in range(max_predictions_per_seq + 1)
+    ]
 
   def _ids(self, tokens):
     return b"".join(map(self._token_varints.__getitem__, tokens))
@@ -66,26 +69,29 @@ class PretrainingRecordEncoder:
     k = len(instance.masked_lm_positions)
     mask_pad = self.max_predictions_per_seq - k
     if pad < 0 or mask_pad < 0:
-      raise ValueError("instance longer than max_seq_length or "
-                       "max_predictions_per_seq")
+      raise ValueError(
+        "instance longer than max_seq_length or max_predictions_per_seq"
+      )
     # Padding zeros are one b"\0" varint each; 0/1 ids are their own bytes.
-    return self._schema.encode({
+    return self._schema.encode(
+      {
         "input_ids": self._ids(instance.tokens) + bytes(pad),
         "input_mask": self._input_masks[n],
         "segment_ids": bytes(instance.segment_ids) + bytes(pad),
-        "masked_lm_positions": (eb.packed_int64(instance.masked_lm_positions)
-                                + bytes(mask_pad)),
-        "masked_lm_ids": self._ids(instance.masked_lm_labels) +
-                         bytes(mask_pad),
+        "masked_lm_positions": (
+          eb.packed_int64(instance.masked_lm_positions) + bytes(mask_pad)
+        ),
+        "masked_lm_ids": self._ids(instance.masked_lm_labels) + bytes(mask_pad),
         "masked_lm_weights": self._weights[k],
         "next_sentence_labels": [int(instance.is_random_next)],
-    })
+      }
+    )
 
 
 def write_round_robin(records, output_files):
   """Writes record i to output_files[i % n], each file atomically."""
   for j, path in enumerate(output_files):
-    write_tfrecord_file(path, records[j::len(output_files)])
+    write_tfrecord_file(path, records[j :: len(output_files)])
 
 
 def make_records(documents, tokenizer, options, rng, progress=False):
@@ -95,14 +101,20 @@ def make_records(documents, tokenizer, options, rng, progress=False):
   smaller than a TrainingInstance); the original's final shuffle only
   depends on the count, so shuffling the records gives its order.
   """
-  encoder = PretrainingRecordEncoder(tokenizer, options.max_seq_length,
-                                     options.max_predictions_per_seq)
-  instances = generate_instances(documents, list(tokenizer.vocab.keys()),
-                                 options, rng)
+  encoder = PretrainingRecordEncoder(
+    tokenizer, options.max_seq_length, options.max_predictions_per_seq
+  )
+  instances = generate_instances(
+    documents, list(tokenizer.vocab.keys()), options, rng
+  )
   records = []
   masked_tokens = 0
-  for instance in tqdm(instances, unit=" instances", desc="instances",
-                       disable=None if progress else True):
+  for instance in tqdm(
+    instances,
+    unit=" instances",
+    desc="instances",
+    disable=None if progress else True,
+  ):
     records.append(encoder.encode(instance))
     masked_tokens += len(instance.masked_lm_positions)
   rng.shuffle(records)

@@ -51,19 +51,22 @@ def shard_seed(random_seed, shard_index):
 
 def _init_worker(tokenizer_args, options, random_seed):
   die_with_parent()
-  _worker_state.update(tokenizer=load_tokenizer(*tokenizer_args),
-                       options=options, random_seed=random_seed)
+  _worker_state.update(
+    tokenizer=load_tokenizer(*tokenizer_args),
+    options=options,
+    random_seed=random_seed,
+  )
 
 
 def build_shard(index, shard, output_file, tokenizer, options, random_seed):
   """One shard in, one TFRecord file out; returns its RecordStats. The
   per-shard step of this pool."""
-  return build_shards([(index, shard)], output_file, tokenizer, options,
-                      random_seed)
+  return build_shards(
+    [(index, shard)], output_file, tokenizer, options, random_seed
+  )
 
 
-def build_shards(indexed_shards, output_file, tokenizer, options,
-                 random_seed):
+def build_shards(indexed_shards, output_file, tokenizer, options, random_seed):
   """[(index, shard)] in, one TFRecord file out: each shard's records as
   `build_shard` makes them, one shard after the other (none: an empty
   file); returns the summed RecordStats. The Beam driver's step."""
@@ -82,8 +85,14 @@ def build_shards(indexed_shards, output_file, tokenizer, options,
 def _build_shard(task):
   index, shard, output_file = task
   state = _worker_state
-  return build_shard(index, shard, output_file, state["tokenizer"],
-                     state["options"], state["random_seed"])
+  return build_shard(
+    index,
+    shard,
+    output_file,
+    state["tokenizer"],
+    state["options"],
+    state["random_seed"],
+  )
 
 
 def _context():
@@ -92,18 +101,32 @@ def _context():
   return multiprocessing.get_context(method)
 
 
-def write_shards(shards, output_file, tokenizer_args, options, random_seed,
-                 num_workers, progress=True):
+def write_shards(
+  shards,
+  output_file,
+  tokenizer_args,
+  options,
+  random_seed,
+  num_workers,
+  progress=True,
+):
   """Builds every shard in `num_workers` processes; returns RecordStats."""
   outputs = shard_names(output_file, len(shards))
   temps = [temp_name(path) for path in outputs]
   totals = [0, 0, 0]
   init_args = (tokenizer_args, options, random_seed)
   try:
-    with _context().Pool(min(num_workers, len(shards)), _init_worker,
-                         init_args) as pool, tqdm(
-                             total=len(shards), unit=" shards", desc="shards",
-                             disable=None if progress else True) as bar:
+    with (
+      _context().Pool(
+        min(num_workers, len(shards)), _init_worker, init_args
+      ) as pool,
+      tqdm(
+        total=len(shards),
+        unit=" shards",
+        desc="shards",
+        disable=None if progress else True,
+      ) as bar,
+    ):
       tasks = [(i, shard, temps[i]) for i, shard in enumerate(shards)]
       for stats in pool.imap_unordered(_build_shard, tasks):
         totals = [t + s for t, s in zip(totals, stats)]

@@ -50,41 +50,52 @@ def default_num_workers():
 
 def define_flags():
   """Defines this command's flags (the original names and defaults)."""
-  flags.DEFINE_string("input_file", None,
-                      "SQuAD json, e.g. train-v1.1.json or dev-v1.1.json.")
-  flags.DEFINE_string("output_file", None, "Output TFRecord file.")
-  flags.DEFINE_bool("is_training", False,
-                    "Training file: read answers, write start/end positions.")
-  flags.DEFINE_bool(
-      "shuffle_train_examples", True,
-      "With --is_training, shuffle the examples with random.Random(12345) "
-      "before featurization, as the original run_squad.py does.")
   flags.DEFINE_string(
-      "features_file", None,
-      "JSON-lines sidecar (tokens, token_to_orig_map, token_is_max_context) "
-      "for predictions. Default: <output_file>.features.jsonl when "
-      "--is_training=false; not written for training unless set.")
+    "input_file", None, "SQuAD json, e.g. train-v1.1.json or dev-v1.1.json."
+  )
+  flags.DEFINE_string("output_file", None, "Output TFRecord file.")
+  flags.DEFINE_bool(
+    "is_training",
+    False,
+    "Training file: read answers, write start/end positions.",
+  )
+  flags.DEFINE_bool(
+    "shuffle_train_examples",
+    True,
+    "With --is_training, shuffle the examples with random.Random(12345) "
+    "before featurization, as the original run_squad.py does.",
+  )
+  flags.DEFINE_string(
+    "features_file",
+    None,
+    "JSON-lines sidecar (tokens, token_to_orig_map, token_is_max_context) "
+    "for predictions. Default: <output_file>.features.jsonl when "
+    "--is_training=false; not written for training unless set.",
+  )
   flags.DEFINE_integer(
-      "num_workers", default_num_workers(),
-      "Processes converting examples; the output is identical for any "
-      "value. Default: the cores available to this process, at most %d "
-      "(1: no worker processes)." % _MAX_DEFAULT_WORKERS)
+    "num_workers",
+    default_num_workers(),
+    "Processes converting examples; the output is identical for any "
+    "value. Default: the cores available to this process, at most %d "
+    "(1: no worker processes)." % _MAX_DEFAULT_WORKERS,
+  )
   bert_flags.define_tokenizer_flags()
   bert_flags.define_spm_model_file()
   bert_flags.define_max_seq_length(384)
   squad_flags.define_feature_flags()
   beam_pipeline.define_runner_flags(
-      "output shards <output_file>-SSSSS-of-NNNNN (and of the sidecar); "
-      "default 1, at most one per ~256 examples.")
-
+    "output shards <output_file>-SSSSS-of-NNNNN (and of the sidecar); "
+    "default 1, at most one per ~256 examples."
+  )
 
 
 def main(argv):
   beam_args = beam_pipeline.check_beam_args(argv)
   require_file(FLAGS.input_file, "input_file")
   # A bad vocabulary fails before the examples are read.
-  tokenizer = load_tokenizer(FLAGS.vocab_file, FLAGS.do_lower_case,
-                             FLAGS.spm_model_file)
+  tokenizer = load_tokenizer(
+    FLAGS.vocab_file, FLAGS.do_lower_case, FLAGS.spm_model_file
+  )
   if not FLAGS.output_file:
     raise InputError("--output_file is required")
   if FLAGS.num_workers < 1:
@@ -95,33 +106,62 @@ def main(argv):
   start = time.time()
   with gc_paused():
     examples, skipped = load_squad_examples(
-        FLAGS.input_file, FLAGS.is_training, FLAGS.version_2_with_negative)
+      FLAGS.input_file, FLAGS.is_training, FLAGS.version_2_with_negative
+    )
   if FLAGS.is_training and FLAGS.shuffle_train_examples:
     random.Random(12345).shuffle(examples)
   if FLAGS.runner:
     # pylint: disable-next=g-import-not-at-top
     from data_prep.beam.squad import write_squad_features_beam
+
     counts, outputs = write_squad_features_beam(
-        examples, encoder_settings(
-            FLAGS.vocab_file, FLAGS.do_lower_case, FLAGS.max_seq_length,
-            FLAGS.doc_stride, FLAGS.max_query_length, FLAGS.is_training,
-            bool(features_file), FLAGS.spm_model_file),
-        FLAGS.output_file, features_file, FLAGS.num_output_shards,
-        FLAGS.runner, beam_args)
+      examples,
+      encoder_settings(
+        FLAGS.vocab_file,
+        FLAGS.do_lower_case,
+        FLAGS.max_seq_length,
+        FLAGS.doc_stride,
+        FLAGS.max_query_length,
+        FLAGS.is_training,
+        bool(features_file),
+        FLAGS.spm_model_file,
+      ),
+      FLAGS.output_file,
+      features_file,
+      FLAGS.num_output_shards,
+      FLAGS.runner,
+      beam_args,
+    )
   else:
     outputs = [f for f in (FLAGS.output_file, features_file) if f]
     counts = write_squad_features(
-        examples, FLAGS.vocab_file, FLAGS.do_lower_case, FLAGS.output_file,
-        features_file, FLAGS.max_seq_length, FLAGS.doc_stride,
-        FLAGS.max_query_length, FLAGS.is_training,
-        num_workers=FLAGS.num_workers, progress=True,
-        spm_model_file=FLAGS.spm_model_file, tokenizer=tokenizer)
+      examples,
+      FLAGS.vocab_file,
+      FLAGS.do_lower_case,
+      FLAGS.output_file,
+      features_file,
+      FLAGS.max_seq_length,
+      FLAGS.doc_stride,
+      FLAGS.max_query_length,
+      FLAGS.is_training,
+      num_workers=FLAGS.num_workers,
+      progress=True,
+      spm_model_file=FLAGS.spm_model_file,
+      tokenizer=tokenizer,
+    )
   seconds = max(time.time() - start, 1e-9)
-  print("examples: %d, features: %d, skipped answers: %d, throughput: %.0f "
-        "examples/s (%.0f features/s), wrote %s" %
-        (counts.examples, counts.features, len(skipped),
-         counts.examples / seconds, counts.features / seconds,
-         ", ".join(outputs)))
+  print(
+    "examples: %d, features: %d, skipped answers: %d, throughput: %.0f "
+    "examples/s (%.0f features/s), wrote %s"
+    % (
+      counts.examples,
+      counts.features,
+      len(skipped),
+      counts.examples / seconds,
+      counts.features / seconds,
+      ", ".join(outputs),
+    )
+  )
 
 
 def run():

@@ -83,28 +83,37 @@ def _raw_scores(dataset, predictions):
       continue
     pred = predictions[qid]
     exact[qid] = max(
-        int(normalize_answer(g) == normalize_answer(pred)) for g in golds)
+      int(normalize_answer(g) == normalize_answer(pred)) for g in golds
+    )
     f1[qid] = max(_v2_f1(g, pred) for g in golds)
   return exact, f1
 
 
 def _apply_na_thresh(scores, na_probs, has_ans, na_prob_thresh):
   return {
-      qid: (float(not has_ans[qid]) if na_probs[qid] > na_prob_thresh else s)
-      for qid, s in scores.items()
+    qid: (float(not has_ans[qid]) if na_probs[qid] > na_prob_thresh else s)
+    for qid, s in scores.items()
   }
 
 
 def _eval_dict(exact, f1, qids=None):
   if qids is None:
     total = len(exact)
-    return collections.OrderedDict([
+    return collections.OrderedDict(
+      [
         ("exact", 100.0 * sum(exact.values()) / total),
-        ("f1", 100.0 * sum(f1.values()) / total), ("total", total)])
+        ("f1", 100.0 * sum(f1.values()) / total),
+        ("total", total),
+      ]
+    )
   total = len(qids)
-  return collections.OrderedDict([
+  return collections.OrderedDict(
+    [
       ("exact", 100.0 * sum(exact[k] for k in qids) / total),
-      ("f1", 100.0 * sum(f1[k] for k in qids) / total), ("total", total)])
+      ("f1", 100.0 * sum(f1[k] for k in qids) / total),
+      ("total", total),
+    ]
+  )
 
 
 def _best_thresh(predictions, scores, na_probs, has_ans):
@@ -130,8 +139,10 @@ def evaluate_v2(dataset, predictions, na_probs=None, na_prob_thresh=1.0):
   has_ans = {qa["id"]: bool(qa["answers"]) for qa in _questions(dataset)}
   missing = [qid for qid in has_ans if qid not in predictions]
   if missing:
-    raise InputError("no prediction for %d of %d questions (first: %s)" %
-                     (len(missing), len(has_ans), missing[0]))
+    raise InputError(
+      "no prediction for %d of %d questions (first: %s)"
+      % (len(missing), len(has_ans), missing[0])
+    )
   probs = na_probs if na_probs is not None else {k: 0.0 for k in predictions}
   missing = [qid for qid in has_ans if qid not in probs]
   if missing:
@@ -147,9 +158,11 @@ def evaluate_v2(dataset, predictions, na_probs=None, na_prob_thresh=1.0):
         out["%s_%s" % (prefix, key)] = value
   if na_probs is not None:
     out["best_exact"], out["best_exact_thresh"] = _best_thresh(
-        predictions, exact_raw, na_probs, has_ans)
+      predictions, exact_raw, na_probs, has_ans
+    )
     out["best_f1"], out["best_f1_thresh"] = _best_thresh(
-        predictions, f1_raw, na_probs, has_ans)
+      predictions, f1_raw, na_probs, has_ans
+    )
   return out
 
 
@@ -164,9 +177,11 @@ def is_scorable(dataset, version_2_with_negative):
   That is an `answers` list, non-empty unless v2 (where empty means "no
   answer"): test files, and v1 files with empty lists, are not scorable.
   """
-  return all(isinstance(qa.get("answers"), list) and
-             bool(qa["answers"] or version_2_with_negative)
-             for qa in _questions(dataset))
+  return all(
+    isinstance(qa.get("answers"), list)
+    and bool(qa["answers"] or version_2_with_negative)
+    for qa in _questions(dataset)
+  )
 
 
 def evaluate(dataset, predictions, na_probs=None, version_2_with_negative=None):
@@ -179,13 +194,17 @@ def evaluate(dataset, predictions, na_probs=None, version_2_with_negative=None):
       return evaluate_v2(dataset, predictions, na_probs)
     return evaluate_v1(dataset, predictions)
   except (KeyError, TypeError, ValueError) as e:
-    raise InputError("the dataset cannot be scored (%s: %s)" %
-                     (type(e).__name__, e)) from None
+    raise InputError(
+      "the dataset cannot be scored (%s: %s)" % (type(e).__name__, e)
+    ) from None
 
 
 def evaluate_predictions(dataset, predictions, version_2_with_negative):
   """`evaluate` of `postprocess.Predictions` (v2: with their null odds),
   the contents of eval_results.json."""
-  return evaluate(dataset, predictions.predictions,
-                  predictions.null_odds if version_2_with_negative else None,
-                  version_2_with_negative)
+  return evaluate(
+    dataset,
+    predictions.predictions,
+    predictions.null_odds if version_2_with_negative else None,
+    version_2_with_negative,
+  )

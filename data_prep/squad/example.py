@@ -29,8 +29,16 @@ from bert_tf.tokenizers import tokenization
 class SquadExample:
   """One question with its (shared) context words and, if training, answer."""
 
-  def __init__(self, qas_id, question_text, doc_tokens, orig_answer_text=None,
-               start_position=None, end_position=None, is_impossible=False):
+  def __init__(
+    self,
+    qas_id,
+    question_text,
+    doc_tokens,
+    orig_answer_text=None,
+    start_position=None,
+    end_position=None,
+    is_impossible=False,
+  ):
     self.qas_id = qas_id
     self.question_text = question_text
     self.doc_tokens = doc_tokens
@@ -41,7 +49,10 @@ class SquadExample:
 
   def __repr__(self):
     return "SquadExample(qas_id=%r, question_text=%r, start_position=%r)" % (
-        self.qas_id, self.question_text, self.start_position)
+      self.qas_id,
+      self.question_text,
+      self.start_position,
+    )
 
 
 # The original's whitespace: ' ', '\t', '\r', '\n' and U+202F only.
@@ -63,22 +74,28 @@ def char_to_word_offset(text):
   starts = [m.start() for m in _WORD.finditer(text)]
   # Runs of -1, 0, 1, ... as long as the gaps between word starts.
   run_lengths = map(operator.sub, starts + [len(text)], [0] + starts)
-  return list(itertools.chain.from_iterable(
-      map(itertools.repeat, range(-1, len(starts)), run_lengths)))
+  return list(
+    itertools.chain.from_iterable(
+      map(itertools.repeat, range(-1, len(starts)), run_lengths)
+    )
+  )
 
 
 def _get(obj, key, kind, where):
   """obj[key] checked for type `kind`; raises InputError naming `where`."""
   if not isinstance(obj, dict):
-    raise InputError("%s: expected a JSON object, got %s" %
-                     (where, type(obj).__name__))
+    raise InputError(
+      "%s: expected a JSON object, got %s" % (where, type(obj).__name__)
+    )
   if key not in obj:
     raise InputError("%s: missing key %r" % (where, key))
   value = obj[key]
   # bool is a subclass of int; an answer_start of `true` is still wrong.
   if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-    raise InputError("%s: %r should be %s, got %s" %
-                     (where, key, kind.__name__, type(value).__name__))
+    raise InputError(
+      "%s: %r should be %s, got %s"
+      % (where, key, kind.__name__, type(value).__name__)
+    )
   return value
 
 
@@ -101,30 +118,39 @@ def _training_answer(qa, where, context, offsets, doc_tokens):
   """(answer_text, start_word, end_word), or None for "could not find"."""
   answers = _get(qa, "answers", list, where)
   if len(answers) != 1:
-    raise InputError("%s: for training, each question should have exactly 1 "
-                     "answer (found %d)" % (where, len(answers)))
+    raise InputError(
+      "%s: for training, each question should have exactly 1 "
+      "answer (found %d)" % (where, len(answers))
+    )
   answer = answers[0]
   text = _get(answer, "text", str, where + " answer")
   start = _get(answer, "answer_start", int, where + " answer")
   if not text:
     raise InputError("%s: the answer text is empty" % where)
   if start < 0 or start + len(text) > len(context):
-    raise InputError("%s: answer_start %d + answer length %d is outside the "
-                     "context (%d characters)" %
-                     (where, start, len(text), len(context)))
+    raise InputError(
+      "%s: answer_start %d + answer length %d is outside the "
+      "context (%d characters)" % (where, start, len(text), len(context))
+    )
   start_position = offsets[start]
   end_position = offsets[start + len(text) - 1]
-  actual_text = " ".join(doc_tokens[start_position:(end_position + 1)])
+  actual_text = " ".join(doc_tokens[start_position : (end_position + 1)])
   cleaned = " ".join(tokenization.whitespace_tokenize(text))
   if actual_text.find(cleaned) == -1:
-    _warn("Could not find answer: '%s' vs. '%s'", actual_text,
-                    cleaned)
+    _warn("Could not find answer: '%s' vs. '%s'", actual_text, cleaned)
     return None
   return text, start_position, end_position
 
 
-def _paragraph_examples(paragraph, input_file, where, is_training,
-                        version_2_with_negative, skipped, seen_ids):
+def _paragraph_examples(
+  paragraph,
+  input_file,
+  where,
+  is_training,
+  version_2_with_negative,
+  skipped,
+  seen_ids,
+):
   """Yields the SquadExamples of one paragraph."""
   context = _get(paragraph, "context", str, where)
   qas = _get(paragraph, "qas", list, where)
@@ -150,8 +176,11 @@ def _paragraph_examples(paragraph, input_file, where, is_training,
         if answer is None:
           skipped.append(qas_id)
           continue
-        (example.orig_answer_text, example.start_position,
-         example.end_position) = answer
+        (
+          example.orig_answer_text,
+          example.start_position,
+          example.end_position,
+        ) = answer
     yield example
 
 
@@ -164,11 +193,20 @@ def load_squad_examples(input_file, is_training, version_2_with_negative):
   for a_index, article in enumerate(data):
     a_where = "%s data[%d]" % (input_file, a_index)
     for p_index, paragraph in enumerate(
-        _get(article, "paragraphs", list, a_where)):
+      _get(article, "paragraphs", list, a_where)
+    ):
       p_where = "%s paragraphs[%d]" % (a_where, p_index)
       examples.extend(
-          _paragraph_examples(paragraph, input_file, p_where, is_training,
-                              version_2_with_negative, skipped, seen_ids))
+        _paragraph_examples(
+          paragraph,
+          input_file,
+          p_where,
+          is_training,
+          version_2_with_negative,
+          skipped,
+          seen_ids,
+        )
+      )
   return examples, skipped
 
 
@@ -176,14 +214,19 @@ def _warn(*args):
   # absl.logging is imported on first use: featurizing the dev set takes
   # well under a second, and the import alone 25 ms.
   from absl import logging  # pylint: disable=g-import-not-at-top
+
   logging.warning(*args)
 
 
 def read_squad_examples(input_file, is_training, version_2_with_negative=False):
   """The original's `read_squad_examples`: a list of SquadExample."""
-  examples, skipped = load_squad_examples(input_file, is_training,
-                                          version_2_with_negative)
+  examples, skipped = load_squad_examples(
+    input_file, is_training, version_2_with_negative
+  )
   if skipped:
-    _warn("%s: skipped %d questions whose answer was not found in "
-                    "the context", input_file, len(skipped))
+    _warn(
+      "%s: skipped %d questions whose answer was not found in the context",
+      input_file,
+      len(skipped),
+    )
   return examples

@@ -46,17 +46,20 @@ def check_feature_settings(max_seq_length, doc_stride, max_query_length):
   """Raises InputError for settings the original rejects or loops on."""
   if max_seq_length <= max_query_length + 3:
     raise InputError(
-        "The max_seq_length (%d) must be greater than max_query_length "
-        "(%d) + 3" % (max_seq_length, max_query_length))
+      "The max_seq_length (%d) must be greater than max_query_length "
+      "(%d) + 3" % (max_seq_length, max_query_length)
+    )
   if doc_stride < 1:
     raise InputError("--doc_stride must be at least 1, got %d" % doc_stride)
   if max_query_length < 0:
-    raise InputError("--max_query_length must be >= 0, got %d" %
-                     max_query_length)
+    raise InputError(
+      "--max_query_length must be >= 0, got %d" % max_query_length
+    )
 
 
-def improve_answer_span(doc_tokens, input_start, input_end, tokenizer,
-                        orig_answer_text):
+def improve_answer_span(
+  doc_tokens, input_start, input_end, tokenizer, orig_answer_text
+):
   """The original `_improve_answer_span`: the tightest exact re-tokenization.
 
   SentencePiece pieces are compared as text: the answer's first piece has a
@@ -69,7 +72,7 @@ def improve_answer_span(doc_tokens, input_start, input_end, tokenizer,
   tok_answer_text = join(tokenizer.tokenize(orig_answer_text))
   for new_start in range(input_start, input_end + 1):
     for new_end in range(input_end, new_start - 1, -1):
-      if join(doc_tokens[new_start:(new_end + 1)]) == tok_answer_text:
+      if join(doc_tokens[new_start : (new_end + 1)]) == tok_answer_text:
         return new_start, new_end
   return input_start, input_end
 
@@ -104,8 +107,10 @@ def max_context_flags(spans):
       if best_score[position] is None or score > best_score[position]:
         best_score[position] = score
         best_span[position] = span_index
-  return [[best_span[p] == i for p in range(start, start + length)]
-          for i, (start, length) in enumerate(spans)]
+  return [
+    [best_span[p] == i for p in range(start, start + length)]
+    for i, (start, length) in enumerate(spans)
+  ]
 
 
 def answer_positions(answer, start, length, doc_offset):
@@ -172,14 +177,20 @@ class _Paragraph:
   def __init__(self, words):
     self.words = words
     word_pieces, _, packed_ids, json_pieces = (
-        zip(*words) if words else ((),) * 4)
+      zip(*words) if words else ((),) * 4
+    )
     self.counts = list(map(len, word_pieces))
     self.num_tokens = sum(self.counts)
     self.packed_ids = b"".join(packed_ids)
     self.json_pieces = "".join(json_pieces)
     # tok_to_orig_index: word i once per piece.
-    self.json_origs = "".join(map(operator.mul, map(
-        _INDEX_ITEM.__getitem__, range(len(words))), self.counts))
+    self.json_origs = "".join(
+      map(
+        operator.mul,
+        map(_INDEX_ITEM.__getitem__, range(len(words))),
+        self.counts,
+      )
+    )
 
   @functools.cached_property
   def pieces(self):
@@ -192,12 +203,13 @@ class _Paragraph:
 
   @functools.cached_property
   def _piece_offsets(self):
-    origs = _chain(map(itertools.repeat, range(len(self.counts)),
-                       self.counts))
+    origs = _chain(map(itertools.repeat, range(len(self.counts)), self.counts))
     ids = _chain(word[1] for word in self.words)
-    return (_offsets(map(len, map(eb.VARINTS.__getitem__, ids))),
-            _offsets(map(len, map(_TOKEN_ITEM.__getitem__, self.pieces))),
-            _offsets(map(len, map(_INDEX_ITEM.__getitem__, origs))))
+    return (
+      _offsets(map(len, map(eb.VARINTS.__getitem__, ids))),
+      _offsets(map(len, map(_TOKEN_ITEM.__getitem__, self.pieces))),
+      _offsets(map(len, map(_INDEX_ITEM.__getitem__, origs))),
+    )
 
   def span(self, start, end):
     """(packed ids, JSON pieces, JSON word indices) of pieces [start, end),
@@ -205,9 +217,11 @@ class _Paragraph:
     if start == 0 and end == self.num_tokens:  # most spans
       return self.packed_ids, self.json_pieces, self.json_origs
     ids, pieces, origs = self._piece_offsets
-    return (self.packed_ids[ids[start]:ids[end]],
-            self.json_pieces[pieces[start]:pieces[end]],
-            self.json_origs[origs[start]:origs[end]])
+    return (
+      self.packed_ids[ids[start] : ids[end]],
+      self.json_pieces[pieces[start] : pieces[end]],
+      self.json_origs[origs[start] : origs[end]],
+    )
 
 
 class FeatureEncoder:
@@ -216,8 +230,15 @@ class FeatureEncoder:
   `with_sidecar=False` leaves the tails None (training files).
   """
 
-  def __init__(self, tokenizer, max_seq_length, doc_stride, max_query_length,
-               is_training, with_sidecar=True):
+  def __init__(
+    self,
+    tokenizer,
+    max_seq_length,
+    doc_stride,
+    max_query_length,
+    is_training,
+    with_sidecar=True,
+  ):
     check_feature_settings(max_seq_length, doc_stride, max_query_length)
     self.tokenizer = tokenizer
     self.max_seq_length = max_seq_length
@@ -257,14 +278,15 @@ class FeatureEncoder:
     a text is tokenizing its space-separated parts (" " stays a separator
     through cleaning), so the parts go through the word cache."""
     pieces, ids, _, _ = zip(*self._tokenized(question_text.split(" ")))
-    return (_chain(pieces)[:self.max_query_length],
-            _chain(ids)[:self.max_query_length])
+    return (
+      _chain(pieces)[: self.max_query_length],
+      _chain(ids)[: self.max_query_length],
+    )
 
   def _paragraph_of(self, doc_tokens):
     # A paragraph's questions are adjacent and share `doc_tokens`.
     if self._paragraph[0] is not doc_tokens:
-      self._paragraph = (doc_tokens,
-                         _Paragraph(self._tokenized(doc_tokens)))
+      self._paragraph = (doc_tokens, _Paragraph(self._tokenized(doc_tokens)))
     return self._paragraph[1]
 
   def _answer(self, example, paragraph):
@@ -276,16 +298,23 @@ class FeatureEncoder:
       tok_end = paragraph.orig_to_tok_index[example.end_position + 1] - 1
     else:
       tok_end = paragraph.num_tokens - 1
-    return improve_answer_span(paragraph.pieces, tok_start, tok_end,
-                               self.tokenizer, example.orig_answer_text)
+    return improve_answer_span(
+      paragraph.pieces,
+      tok_start,
+      tok_end,
+      self.tokenizer,
+      example.orig_answer_text,
+    )
 
   def encode(self, example, example_index):
     """The (values, tail) of every feature of `example`, in span order."""
     query, query_ids = self._query(example.question_text)
     paragraph = self._paragraph_of(example.doc_tokens)
     spans, json_flags = _span_layout(
-        paragraph.num_tokens, self.max_seq_length - len(query) - 3,
-        self.doc_stride)
+      paragraph.num_tokens,
+      self.max_seq_length - len(query) - 3,
+      self.doc_stride,
+    )
     if not spans:  # a context without word pieces
       return []
     doc_offset = len(query) + 2
@@ -299,35 +328,51 @@ class FeatureEncoder:
       ids, json_pieces, json_origs = paragraph.span(start, start + length)
       num_real = doc_offset + length + 1
       pad = bytes(self.max_seq_length - num_real)
-      values = {"input_ids": ids_head + ids + self._sep + pad,
-                "input_mask": b"\x01" * num_real + pad,
-                "segment_ids": bytes(doc_offset) + b"\x01" * (length + 1) +
-                               pad}
+      values = {
+        "input_ids": ids_head + ids + self._sep + pad,
+        "input_mask": b"\x01" * num_real + pad,
+        "segment_ids": bytes(doc_offset) + b"\x01" * (length + 1) + pad,
+      }
       if self.is_training:
-        values["start_positions"], values["end_positions"] = (
-            answer_positions(answer, start, length, doc_offset))
+        values["start_positions"], values["end_positions"] = answer_positions(
+          answer, start, length, doc_offset
+        )
         values["is_impossible"] = int(example.is_impossible)
       tail = None
       if self.with_sidecar:
         tail = records.sidecar_tail(
-            example_index, span_index, example.qas_id,
-            '["[CLS]", %s"[SEP]", %s"[SEP]"]' % (json_query, json_pieces),
-            doc_offset, "[%s]" % json_origs[:-2], json_flags[span_index])
+          example_index,
+          span_index,
+          example.qas_id,
+          '["[CLS]", %s"[SEP]", %s"[SEP]"]' % (json_query, json_pieces),
+          doc_offset,
+          "[%s]" % json_origs[:-2],
+          json_flags[span_index],
+        )
       out.append((values, tail))
     return out
 
 
-def convert_examples_to_features(examples, tokenizer, max_seq_length,
-                                 doc_stride, max_query_length, is_training,
-                                 output_fn, first_unique_id=FIRST_UNIQUE_ID):
+def convert_examples_to_features(
+  examples,
+  tokenizer,
+  max_seq_length,
+  doc_stride,
+  max_query_length,
+  is_training,
+  output_fn,
+  first_unique_id=FIRST_UNIQUE_ID,
+):
   """The original's API: calls `output_fn(InputFeatures)` for every feature,
   read back from its record values and sidecar line. Returns the count."""
-  encoder = FeatureEncoder(tokenizer, max_seq_length, doc_stride,
-                           max_query_length, is_training)
+  encoder = FeatureEncoder(
+    tokenizer, max_seq_length, doc_stride, max_query_length, is_training
+  )
   unique_id = first_unique_id
   for example_index, example in enumerate(examples):
     for values, tail in encoder.encode(example, example_index):
-      output_fn(records.read_feature(records.sidecar_line(unique_id, tail),
-                                     values))
+      output_fn(
+        records.read_feature(records.sidecar_line(unique_id, tail), values)
+      )
       unique_id += 1
   return unique_id - first_unique_id

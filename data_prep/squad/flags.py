@@ -16,30 +16,41 @@ from absl import flags
 def define_feature_flags():
   """--doc_stride, --max_query_length and --version_2_with_negative."""
   flags.DEFINE_integer(
-      "doc_stride", 128,
-      "When splitting up a long document into chunks, how much stride to "
-      "take between chunks.")
+    "doc_stride",
+    128,
+    "When splitting up a long document into chunks, how much stride to "
+    "take between chunks.",
+  )
   flags.DEFINE_integer(
-      "max_query_length", 64,
-      "The maximum number of tokens for the question. Questions longer than "
-      "this will be truncated to this length.")
+    "max_query_length",
+    64,
+    "The maximum number of tokens for the question. Questions longer than "
+    "this will be truncated to this length.",
+  )
   flags.DEFINE_bool(
-      "version_2_with_negative", False,
-      "If true, the SQuAD examples contain some that do not have an answer.")
+    "version_2_with_negative",
+    False,
+    "If true, the SQuAD examples contain some that do not have an answer.",
+  )
 
 
 def define_prediction_flags():
   """--n_best_size, --max_answer_length and --null_score_diff_threshold."""
   flags.DEFINE_integer(
-      "n_best_size", 20,
-      "The total number of n-best predictions to generate in the "
-      "nbest_predictions.json output file.")
+    "n_best_size",
+    20,
+    "The total number of n-best predictions to generate in the "
+    "nbest_predictions.json output file.",
+  )
   flags.DEFINE_integer(
-      "max_answer_length", 30,
-      "The maximum length of an answer that can be generated. This is needed "
-      "because the start and end predictions are not conditioned on one "
-      "another.")
+    "max_answer_length",
+    30,
+    "The maximum length of an answer that can be generated. This is needed "
+    "because the start and end predictions are not conditioned on one "
+    "another.",
+  )
   flags.DEFINE_float(
-      "null_score_diff_threshold", 0.0,
-      "If null_score - best_non_null is greater than the threshold predict "
-      "null.")
+    "null_score_diff_threshold",
+    0.0,
+    "If null_score - best_non_null is greater than the threshold predict null.",
+  )

@@ -39,17 +39,20 @@ from bert_tf.tokenizers import tokenization
 from bert_tf.tokenizers.sentencepiece_tokenizer import pieces_to_text
 from bert_tf.tokenizers.sentencepiece_tokenizer import preprocess_text
 
-RawResult = collections.namedtuple("RawResult",
-                                   ["unique_id", "start_logits", "end_logits"])
+RawResult = collections.namedtuple(
+  "RawResult", ["unique_id", "start_logits", "end_logits"]
+)
 
 # All predictions of a file, by question id, in example order.
 # best_non_null: the text used when the null answer is not chosen.
 Predictions = collections.namedtuple(
-    "Predictions", ["predictions", "nbest", "null_odds", "best_non_null"])
+  "Predictions", ["predictions", "nbest", "null_odds", "best_non_null"]
+)
 
 _Prelim = collections.namedtuple(
-    "_Prelim",
-    ["feature_index", "start_index", "end_index", "start_logit", "end_logit"])
+  "_Prelim",
+  ["feature_index", "start_index", "end_index", "start_logit", "end_logit"],
+)
 _Nbest = collections.namedtuple("_Nbest", ["text", "start_logit", "end_logit"])
 
 
@@ -74,8 +77,8 @@ def _strip_spaces(text):
 def _basic_tokenized(orig_text, do_lower_case):
   # n-best candidates of one example share many context windows.
   return " ".join(
-      tokenization.BasicTokenizer(do_lower_case=do_lower_case).tokenize(
-          orig_text))
+    tokenization.BasicTokenizer(do_lower_case=do_lower_case).tokenize(orig_text)
+  )
 
 
 def get_final_text(pred_text, orig_text, do_lower_case, sentencepiece=False):
@@ -97,7 +100,7 @@ def get_final_text(pred_text, orig_text, do_lower_case, sentencepiece=False):
   orig_end = orig_ns_to_s_map.get(tok_s_to_ns_map.get(end_position))
   if orig_start is None or orig_end is None:
     return orig_text
-  return orig_text[orig_start:(orig_end + 1)]
+  return orig_text[orig_start : (orig_end + 1)]
 
 
 def compute_softmax(scores):
@@ -112,8 +115,9 @@ def compute_softmax(scores):
   return [x / total_sum for x in exp_scores]
 
 
-def _prelim_predictions(features, results, n_best_size, max_answer_length,
-                        version_2_with_negative):
+def _prelim_predictions(
+  features, results, n_best_size, max_answer_length, version_2_with_negative
+):
   """Valid (start, end) candidates of all features, plus the null one."""
   prelims = []
   score_null = 1000000
@@ -128,24 +132,37 @@ def _prelim_predictions(features, results, n_best_size, max_answer_length,
     doc_map = feature.token_to_orig_map
     ends = _best_indexes(result.end_logits, n_best_size)
     for start in _best_indexes(result.start_logits, n_best_size):
-      if (start >= num_tokens or start not in doc_map or
-          not feature.token_is_max_context.get(start, False)):
+      if (
+        start >= num_tokens
+        or start not in doc_map
+        or not feature.token_is_max_context.get(start, False)
+      ):
         continue
       for end in ends:
-        if (end >= num_tokens or end not in doc_map or end < start or
-            end - start + 1 > max_answer_length):
+        if (
+          end >= num_tokens
+          or end not in doc_map
+          or end < start
+          or end - start + 1 > max_answer_length
+        ):
           continue
         prelims.append(
-            _Prelim(feature_index, start, end, result.start_logits[start],
-                    result.end_logits[end]))
+          _Prelim(
+            feature_index,
+            start,
+            end,
+            result.start_logits[start],
+            result.end_logits[end],
+          )
+        )
   if version_2_with_negative:
     prelims.append(_Prelim(null[0], 0, 0, null[1], null[2]))
-  prelims.sort(key=lambda x: (x.start_logit + x.end_logit), reverse=True)
+  prelims.sort(key=lambda x: x.start_logit + x.end_logit, reverse=True)
   return prelims, score_null, null
 
 
 def _candidate_text(example, feature, prelim, do_lower_case, sentencepiece):
-  pieces = feature.tokens[prelim.start_index:(prelim.end_index + 1)]
+  pieces = feature.tokens[prelim.start_index : (prelim.end_index + 1)]
   if sentencepiece:
     tok_text = pieces_to_text(pieces)
   else:
@@ -153,24 +170,37 @@ def _candidate_text(example, feature, prelim, do_lower_case, sentencepiece):
   tok_text = " ".join(tok_text.strip().split())
   orig_start = feature.token_to_orig_map[prelim.start_index]
   orig_end = feature.token_to_orig_map[prelim.end_index]
-  orig_text = " ".join(example.doc_tokens[orig_start:(orig_end + 1)])
+  orig_text = " ".join(example.doc_tokens[orig_start : (orig_end + 1)])
   return get_final_text(tok_text, orig_text, do_lower_case, sentencepiece)
 
 
-def _example_nbest(example, features, results, n_best_size, max_answer_length,
-                   do_lower_case, version_2_with_negative, sentencepiece):
+def _example_nbest(
+  example,
+  features,
+  results,
+  n_best_size,
+  max_answer_length,
+  do_lower_case,
+  version_2_with_negative,
+  sentencepiece,
+):
   """(nbest entries, score_null) of one example."""
   prelims, score_null, null = _prelim_predictions(
-      features, results, n_best_size, max_answer_length,
-      version_2_with_negative)
+    features, results, n_best_size, max_answer_length, version_2_with_negative
+  )
   seen = set()
   nbest = []
   for prelim in prelims:
     if len(nbest) >= n_best_size:
       break
     if prelim.start_index > 0:  # a non-null prediction
-      text = _candidate_text(example, features[prelim.feature_index], prelim,
-                             do_lower_case, sentencepiece)
+      text = _candidate_text(
+        example,
+        features[prelim.feature_index],
+        prelim,
+        do_lower_case,
+        sentencepiece,
+      )
       if text in seen:
         continue
     else:  # the null candidate is never dropped as a duplicate
@@ -184,10 +214,17 @@ def _example_nbest(example, features, results, n_best_size, max_answer_length,
   return nbest, score_null
 
 
-def compute_predictions(all_examples, all_features, all_results, n_best_size,
-                        max_answer_length, do_lower_case,
-                        version_2_with_negative=False,
-                        null_score_diff_threshold=0.0, sentencepiece=False):
+def compute_predictions(
+  all_examples,
+  all_features,
+  all_results,
+  n_best_size,
+  max_answer_length,
+  do_lower_case,
+  version_2_with_negative=False,
+  null_score_diff_threshold=0.0,
+  sentencepiece=False,
+):
   """The original's write_predictions without the writing -> Predictions."""
   by_example = collections.defaultdict(list)
   for feature in all_features:
@@ -199,17 +236,30 @@ def compute_predictions(all_examples, all_features, all_results, n_best_size,
     try:
       results = [by_id[feature.unique_id] for feature in features]
     except KeyError as e:
-      raise InputError("no raw result for unique_id %s (question %s)" %
-                       (e, example.qas_id)) from None
-    nbest, score_null = _example_nbest(example, features, results, n_best_size,
-                                       max_answer_length, do_lower_case,
-                                       version_2_with_negative, sentencepiece)
+      raise InputError(
+        "no raw result for unique_id %s (question %s)" % (e, example.qas_id)
+      ) from None
+    nbest, score_null = _example_nbest(
+      example,
+      features,
+      results,
+      n_best_size,
+      max_answer_length,
+      do_lower_case,
+      version_2_with_negative,
+      sentencepiece,
+    )
     probs = compute_softmax([e.start_logit + e.end_logit for e in nbest])
     out.nbest[example.qas_id] = [
-        collections.OrderedDict([("text", e.text), ("probability", p),
-                                 ("start_logit", e.start_logit),
-                                 ("end_logit", e.end_logit)])
-        for e, p in zip(nbest, probs)
+      collections.OrderedDict(
+        [
+          ("text", e.text),
+          ("probability", p),
+          ("start_logit", e.start_logit),
+          ("end_logit", e.end_logit),
+        ]
+      )
+      for e, p in zip(nbest, probs)
     ]
     best = next((e for e in nbest if e.text), None)
     if not version_2_with_negative:
@@ -217,8 +267,9 @@ def compute_predictions(all_examples, all_features, all_results, n_best_size,
       continue
     if best is None:  # DEVIATION: the original crashes here.
       best = _Nbest("", 0.0, 0.0)
-    out.null_odds[example.qas_id] = (score_null - best.start_logit -
-                                     best.end_logit)
+    out.null_odds[example.qas_id] = (
+      score_null - best.start_logit - best.end_logit
+    )
     out.best_non_null[example.qas_id] = best.text
   if version_2_with_negative:
     apply_threshold(out, null_score_diff_threshold)
@@ -229,8 +280,10 @@ def apply_threshold(predictions, null_score_diff_threshold):
   """(Re)sets the v2 answers: "" where the null odds exceed the threshold."""
   for qas_id, score_diff in predictions.null_odds.items():
     predictions.predictions[qas_id] = (
-        "" if score_diff > null_score_diff_threshold else
-        predictions.best_non_null[qas_id])
+      ""
+      if score_diff > null_score_diff_threshold
+      else predictions.best_non_null[qas_id]
+    )
 
 
 def write_raw_results(path, results, settings=None):
@@ -242,14 +295,21 @@ def write_raw_results(path, results, settings=None):
   with atomic_output(path) as f:
     for r in results:
       count += 1
-      f.write(json.dumps({"unique_id": int(r.unique_id),
-                          "start_logits": [float(x) for x in r.start_logits],
-                          "end_logits": [float(x) for x in r.end_logits]}) +
-              "\n")
+      f.write(
+        json.dumps(
+          {
+            "unique_id": int(r.unique_id),
+            "start_logits": [float(x) for x in r.start_logits],
+            "end_logits": [float(x) for x in r.end_logits],
+          }
+        )
+        + "\n"
+      )
   if settings is not None:
     with atomic_output(settings_path(path)) as f:
-      f.write(json.dumps(dict(settings, num_features=count), sort_keys=True)
-              + "\n")
+      f.write(
+        json.dumps(dict(settings, num_features=count), sort_keys=True) + "\n"
+      )
 
 
 def settings_path(raw_results_path):
@@ -269,14 +329,17 @@ def check_raw_results(path, results, settings, features):
       raise InputError("%s: unreadable (%s)" % (settings_path(path), e)) from e
   for name, value in sorted(settings.items()):
     if name in recorded and recorded[name] != value:
-      raise InputError("%s was made with --%s=%s, not %s: use the same "
-                       "feature settings" % (path, name, recorded[name],
-                                             value))
+      raise InputError(
+        "%s was made with --%s=%s, not %s: use the same "
+        "feature settings" % (path, name, recorded[name], value)
+      )
   ids = {r.unique_id for r in results}
   if len(results) != len(features) or ids != {f.unique_id for f in features}:
-    raise InputError("%s holds %d results but --predict_file gives %d "
-                     "features: not the same file or feature settings" %
-                     (path, len(results), len(features)))
+    raise InputError(
+      "%s holds %d results but --predict_file gives %d "
+      "features: not the same file or feature settings"
+      % (path, len(results), len(features))
+    )
 
 
 def _raw_result(line, seq_length):
@@ -286,14 +349,18 @@ def _raw_result(line, seq_length):
   if not isinstance(unique_id, int) or isinstance(unique_id, bool):
     raise ValueError("unique_id is not an integer")
   for name, logits in (("start_logits", start), ("end_logits", end)):
-    if (not isinstance(logits, list) or
-        not all(isinstance(x, (int, float)) for x in logits)):
+    if not isinstance(logits, list) or not all(
+      isinstance(x, (int, float)) for x in logits
+    ):
       raise ValueError("%s is not a list of numbers" % name)
     if seq_length is not None and len(logits) != seq_length:
-      raise ValueError("%s has %d values, expected max_seq_length %d" %
-                       (name, len(logits), seq_length))
-  return RawResult(unique_id, [float(x) for x in start],
-                   [float(x) for x in end])
+      raise ValueError(
+        "%s has %d values, expected max_seq_length %d"
+        % (name, len(logits), seq_length)
+      )
+  return RawResult(
+    unique_id, [float(x) for x in start], [float(x) for x in end]
+  )
 
 
 def read_raw_results(path, seq_length=None):
@@ -304,8 +371,9 @@ def read_raw_results(path, seq_length=None):
       try:
         results.append(_raw_result(line, seq_length))
       except (ValueError, KeyError, TypeError) as e:
-        raise InputError("%s line %d: bad raw result (%s)" %
-                         (path, line_number, e)) from None
+        raise InputError(
+          "%s line %d: bad raw result (%s)" % (path, line_number, e)
+        ) from None
   return results
 
 
@@ -329,14 +397,29 @@ def write_eval_results(output_dir, metrics):
   print(json.dumps(metrics))
 
 
-def write_predictions(all_examples, all_features, all_results, n_best_size,
-                      max_answer_length, do_lower_case, output_dir,
-                      version_2_with_negative=False,
-                      null_score_diff_threshold=0.0, sentencepiece=False):
+def write_predictions(
+  all_examples,
+  all_features,
+  all_results,
+  n_best_size,
+  max_answer_length,
+  do_lower_case,
+  output_dir,
+  version_2_with_negative=False,
+  null_score_diff_threshold=0.0,
+  sentencepiece=False,
+):
   """compute_predictions + write_prediction_files; returns the Predictions."""
-  predictions = compute_predictions(all_examples, all_features, all_results,
-                                    n_best_size, max_answer_length,
-                                    do_lower_case, version_2_with_negative,
-                                    null_score_diff_threshold, sentencepiece)
+  predictions = compute_predictions(
+    all_examples,
+    all_features,
+    all_results,
+    n_best_size,
+    max_answer_length,
+    do_lower_case,
+    version_2_with_negative,
+    null_score_diff_threshold,
+    sentencepiece,
+  )
   write_prediction_files(predictions, output_dir)
   return predictions

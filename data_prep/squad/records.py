@@ -30,10 +30,21 @@ SIDECAR_VERSION = 1
 class InputFeatures:
   """One doc span of one example, with the original's attributes."""
 
-  def __init__(self, unique_id, example_index, doc_span_index, tokens,
-               token_to_orig_map, token_is_max_context, input_ids, input_mask,
-               segment_ids, start_position=None, end_position=None,
-               is_impossible=None):
+  def __init__(
+    self,
+    unique_id,
+    example_index,
+    doc_span_index,
+    tokens,
+    token_to_orig_map,
+    token_is_max_context,
+    input_ids,
+    input_mask,
+    segment_ids,
+    start_position=None,
+    end_position=None,
+    is_impossible=None,
+  ):
     self.unique_id = unique_id
     self.example_index = example_index
     self.doc_span_index = doc_span_index
@@ -55,17 +66,33 @@ def sidecar_header(**settings):
 
 
 # The keys in json.dumps order; the lists are written in as JSON text.
-_TAIL = ('"example_index": %d, "doc_span_index": %d, "qas_id": %s, '
-         '"tokens": %s, "doc_offset": %d, "token_to_orig_map": %s, '
-         '"token_is_max_context": %s}\n')
+_TAIL = (
+  '"example_index": %d, "doc_span_index": %d, "qas_id": %s, '
+  '"tokens": %s, "doc_offset": %d, "token_to_orig_map": %s, '
+  '"token_is_max_context": %s}\n'
+)
 
 
-def sidecar_tail(example_index, doc_span_index, qas_id, json_tokens,
-                 doc_offset, json_orig_map, json_max_context):
+def sidecar_tail(
+  example_index,
+  doc_span_index,
+  qas_id,
+  json_tokens,
+  doc_offset,
+  json_orig_map,
+  json_max_context,
+):
   """A feature's sidecar line after its unique_id (assigned later, in
   order); the three lists come as JSON text."""
-  return _TAIL % (example_index, doc_span_index, json.dumps(qas_id),
-                  json_tokens, doc_offset, json_orig_map, json_max_context)
+  return _TAIL % (
+    example_index,
+    doc_span_index,
+    json.dumps(qas_id),
+    json_tokens,
+    doc_offset,
+    json_orig_map,
+    json_max_context,
+  )
 
 
 _ID_PREFIX = '{"unique_id": %d, '
@@ -100,14 +127,16 @@ def read_feature(line, values=None):
   offset = record["doc_offset"]
   positions = range(offset, offset + len(record["token_to_orig_map"]))
   feature = InputFeatures(
-      unique_id=record["unique_id"],
-      example_index=record["example_index"],
-      doc_span_index=record["doc_span_index"],
-      tokens=record["tokens"],
-      token_to_orig_map=dict(zip(positions, record["token_to_orig_map"])),
-      token_is_max_context=dict(zip(positions,
-                                    record["token_is_max_context"])),
-      input_ids=None, input_mask=None, segment_ids=None)
+    unique_id=record["unique_id"],
+    example_index=record["example_index"],
+    doc_span_index=record["doc_span_index"],
+    tokens=record["tokens"],
+    token_to_orig_map=dict(zip(positions, record["token_to_orig_map"])),
+    token_is_max_context=dict(zip(positions, record["token_is_max_context"])),
+    input_ids=None,
+    input_mask=None,
+    segment_ids=None,
+  )
   feature.qas_id = record["qas_id"]
   if values is not None:
     feature.input_ids = unpack_int64(values["input_ids"])
@@ -137,8 +166,10 @@ def read_features_sidecar(path):
           continue
         features.append(read_feature(line))
       except (ValueError, KeyError, TypeError, AttributeError) as e:
-        raise InputError("%s line %d: bad feature record (%s: %s)" %
-                         (path, line_number, type(e).__name__, e)) from None
+        raise InputError(
+          "%s line %d: bad feature record (%s: %s)"
+          % (path, line_number, type(e).__name__, e)
+        ) from None
   if header is None:
     raise InputError("%s: empty features file" % path)
   return header, features

@@ -51,14 +51,28 @@ _CHUNK_SIZE = 256  # examples per task, rounded up to a paragraph's end
 _worker_state = None
 
 
-def new_encoder(vocab_file, do_lower_case, max_seq_length, doc_stride,
-                 max_query_length, is_training, with_sidecar, spm_model_file,
-                 tokenizer=None):
+def new_encoder(
+  vocab_file,
+  do_lower_case,
+  max_seq_length,
+  doc_stride,
+  max_query_length,
+  is_training,
+  with_sidecar,
+  spm_model_file,
+  tokenizer=None,
+):
   """`tokenizer`: one already loaded for these files (skips reloading)."""
   if tokenizer is None:
     tokenizer = load_tokenizer(vocab_file, do_lower_case, spm_model_file)
-  return FeatureEncoder(tokenizer, max_seq_length, doc_stride,
-                        max_query_length, is_training, with_sidecar)
+  return FeatureEncoder(
+    tokenizer,
+    max_seq_length,
+    doc_stride,
+    max_query_length,
+    is_training,
+    with_sidecar,
+  )
 
 
 # A chunk's features: each one's record entries but unique_ids, and the
@@ -69,8 +83,11 @@ Converted = collections.namedtuple("Converted", ["records", "sidecar"])
 
 def convert_chunk(encoder, first_index, examples):
   """The examples' features, `Converted`."""
-  features = [feature for offset, example in enumerate(examples)
-              for feature in encoder.encode(example, first_index + offset)]
+  features = [
+    feature
+    for offset, example in enumerate(examples)
+    for feature in encoder.encode(example, first_index + offset)
+  ]
   entries = encoder.schema.entries
   sidecar = None
   if encoder.with_sidecar:
@@ -84,11 +101,17 @@ def _init_worker(encoder_args, paths, turns):
   # Forked: the parent's; spawned: None.
   encoder, examples = _worker_state or (new_encoder(*encoder_args), None)
   records, sidecar = paths
-  out = _Outputs(tfrecord_appender(records),
-                 open(sidecar, "ab") if sidecar else None,  # pylint: disable=consider-using-with
-                 encoder.schema)
-  _worker_state = (encoder, examples, functools.partial(out.write, flush=True),
-                   turns)
+  out = _Outputs(
+    tfrecord_appender(records),
+    open(sidecar, "ab") if sidecar else None,  # pylint: disable=consider-using-with
+    encoder.schema,
+  )
+  _worker_state = (
+    encoder,
+    examples,
+    functools.partial(out.write, flush=True),
+    turns,
+  )
 
 
 def _convert_and_write(index, start, stop, chunk):
@@ -105,8 +128,10 @@ def chunk_bounds(examples):
   bounds = []
   start = 0
   for i in range(_CHUNK_SIZE, len(examples)):
-    if (i - start >= _CHUNK_SIZE and
-        examples[i].doc_tokens is not examples[i - 1].doc_tokens):
+    if (
+      i - start >= _CHUNK_SIZE
+      and examples[i].doc_tokens is not examples[i - 1].doc_tokens
+    ):
       bounds.append((start, i))
       start = i
   if start < len(examples):
@@ -114,8 +139,9 @@ def chunk_bounds(examples):
   return bounds
 
 
-def _write_in_pool(examples, bounds, encoder, encoder_args, num_workers,
-                   out, on_done):
+def _write_in_pool(
+  examples, bounds, encoder, encoder_args, num_workers, out, on_done
+):
   """Converts and writes the chunks in a pool whose workers append to
   `out`'s files in turn; returns the next unique id."""
   global _worker_state
@@ -127,11 +153,18 @@ def _write_in_pool(examples, bounds, encoder, encoder_args, num_workers,
   _worker_state = (encoder, examples) if fork else None  # forked workers
   try:
     with concurrent.futures.ProcessPoolExecutor(
-        num_workers, context, _init_worker,
-        (encoder_args, out.paths, turns)) as executor:
-      futures = [executor.submit(_convert_and_write, i, start, stop,
-                                 None if fork else examples[start:stop])
-                 for i, (start, stop) in enumerate(bounds)]
+      num_workers, context, _init_worker, (encoder_args, out.paths, turns)
+    ) as executor:
+      futures = [
+        executor.submit(
+          _convert_and_write,
+          i,
+          start,
+          stop,
+          None if fork else examples[start:stop],
+        )
+        for i, (start, stop) in enumerate(bounds)
+      ]
       wait_in_order(executor, futures, on_done)
   finally:
     _worker_state = None
@@ -144,11 +177,11 @@ def _progress_bar(total, progress):
   if not progress or not sys.stderr.isatty():
     return contextlib.nullcontext(_NoBar())
   import tqdm  # pylint: disable=g-import-not-at-top
+
   return tqdm.tqdm(total=total, unit="ex", disable=None)
 
 
 class _NoBar:
-
   def update(self, count):
     del count
 
@@ -168,19 +201,37 @@ def gc_paused():
       gc.enable()
 
 
-def write_squad_features(examples, vocab_file, do_lower_case, output_file,
-                         features_file, max_seq_length, doc_stride,
-                         max_query_length, is_training, num_workers=1,
-                         progress=False, spm_model_file=None, tokenizer=None):
+def write_squad_features(
+  examples,
+  vocab_file,
+  do_lower_case,
+  output_file,
+  features_file,
+  max_seq_length,
+  doc_stride,
+  max_query_length,
+  is_training,
+  num_workers=1,
+  progress=False,
+  spm_model_file=None,
+  tokenizer=None,
+):
   """Writes the TFRecord (and the sidecar if `features_file`); -> Counts.
 
   `spm_model_file`: tokenize with this SentencePiece model instead of
   `vocab_file` (each context word on its own, as with WordPiece).
   `tokenizer`: the one these files give, if the caller loaded it already.
   """
-  encoder_args = encoder_settings(vocab_file, do_lower_case, max_seq_length,
-                                  doc_stride, max_query_length, is_training,
-                                  bool(features_file), spm_model_file)
+  encoder_args = encoder_settings(
+    vocab_file,
+    do_lower_case,
+    max_seq_length,
+    doc_stride,
+    max_query_length,
+    is_training,
+    bool(features_file),
+    spm_model_file,
+  )
   # Validates the settings and the vocab before any worker starts.
   encoder = new_encoder(*encoder_args, tokenizer=tokenizer)
   if any(is_remote(path) for path in (output_file, features_file) if path):
@@ -191,23 +242,40 @@ def write_squad_features(examples, vocab_file, do_lower_case, output_file,
     out = open_outputs(stack, output_file, features_file, encoder_args)
     bar = stack.enter_context(_progress_bar(len(examples), progress))
     if num_workers > 1:
-      next_id = _write_in_pool(examples, bounds, encoder, encoder_args,
-                               num_workers, out, bar.update)
+      next_id = _write_in_pool(
+        examples, bounds, encoder, encoder_args, num_workers, out, bar.update
+      )
     else:
       next_id = FIRST_UNIQUE_ID
       for start, stop in bounds:
         next_id = out.write(
-            convert_chunk(encoder, start, examples[start:stop]), next_id)
+          convert_chunk(encoder, start, examples[start:stop]), next_id
+        )
         bar.update(stop - start)
   return Counts(len(examples), next_id - FIRST_UNIQUE_ID)
 
 
-def encoder_settings(vocab_file, do_lower_case, max_seq_length, doc_stride,
-                     max_query_length, is_training, with_sidecar,
-                     spm_model_file=None):
+def encoder_settings(
+  vocab_file,
+  do_lower_case,
+  max_seq_length,
+  doc_stride,
+  max_query_length,
+  is_training,
+  with_sidecar,
+  spm_model_file=None,
+):
   """The picklable arguments of `new_encoder` (sent to workers)."""
-  return (vocab_file, do_lower_case, max_seq_length, doc_stride,
-          max_query_length, is_training, with_sidecar, spm_model_file)
+  return (
+    vocab_file,
+    do_lower_case,
+    max_seq_length,
+    doc_stride,
+    max_query_length,
+    is_training,
+    with_sidecar,
+    spm_model_file,
+  )
 
 
 class _Outputs:
@@ -219,16 +287,19 @@ class _Outputs:
   @property
   def paths(self):
     """(TFRecord path, sidecar path or None) of the files written."""
-    return (self.writer.name,
-            None if self.sidecar is None else self.sidecar.name)
+    return (
+      self.writer.name,
+      None if self.sidecar is None else self.sidecar.name,
+    )
 
   def write(self, converted, first_id, flush=False):
     """Writes a `Converted` chunk with unique ids from `first_id` on (and
     with `flush`, hands it to the OS); returns the next id."""
     entries = self.schema.entries
     for i, record in enumerate(converted.records):
-      self.writer.write(example_bytes([entries({"unique_ids": first_id + i}),
-                                       record]))
+      self.writer.write(
+        example_bytes([entries({"unique_ids": first_id + i}), record])
+      )
     next_id = first_id + len(converted.records)
     if self.sidecar is not None:
       self.sidecar.write(converted.sidecar % tuple(range(first_id, next_id)))
@@ -245,15 +316,27 @@ class _Outputs:
 def open_outputs(stack, output_file, features_file, encoder_args):
   """Opens the TFRecord (and sidecar, with its header) in an ExitStack:
   both appear, complete, when the stack closes without an exception."""
-  (_, do_lower_case, max_seq_length, doc_stride, max_query_length,
-   is_training, _, _) = encoder_args
+  (
+    _,
+    do_lower_case,
+    max_seq_length,
+    doc_stride,
+    max_query_length,
+    is_training,
+    _,
+    _,
+  ) = encoder_args
   writer = stack.enter_context(tfrecord_writer(output_file))
   sidecar = None
   if features_file:
     sidecar = stack.enter_context(atomic_output(features_file, "wb"))
-    sidecar.write(squad_records.sidecar_header(
-        max_seq_length=max_seq_length, doc_stride=doc_stride,
-        max_query_length=max_query_length, is_training=is_training,
-        do_lower_case=do_lower_case))
-  return _Outputs(writer, sidecar,
-                  squad_schema(max_seq_length, is_training))
+    sidecar.write(
+      squad_records.sidecar_header(
+        max_seq_length=max_seq_length,
+        doc_stride=doc_stride,
+        max_query_length=max_query_length,
+        is_training=is_training,
+        do_lower_case=do_lower_case,
+      )
+    )
+  return _Outputs(writer, sidecar, squad_schema(max_seq_length, is_training))

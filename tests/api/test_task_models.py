@@ -12,35 +12,45 @@ from bert_tf.tokenizers.tokenization import FullTokenizer
 
 pytestmark = pytest.mark.process  # trains end to end in this process
 
-_MC = [("She opened the door.", "She", ["walked in.", "ate the door.",
-                                        "flew away.", "sang loudly."]),
-       ("The dog barked.", ["at the cat.", "a song.", "the moon fell.",
-                            "red blue."])] * 4
+_MC = [
+  (
+    "She opened the door.",
+    "She",
+    ["walked in.", "ate the door.", "flew away.", "sang loudly."],
+  ),
+  (
+    "The dog barked.",
+    ["at the cat.", "a song.", "the moon fell.", "red blue."],
+  ),
+] * 4
 _TAGS = ["O", "B-PER", "I-PER", "B-LOC", "I-LOC"]
 
 
 def test_multiple_choice(tiny_folder, tmp_path):
-  mc = bert_tf.MultipleChoice.from_pretrained(tiny_folder, num_choices=4,
-                                              max_seq_length=24)
+  mc = bert_tf.MultipleChoice.from_pretrained(
+    tiny_folder, num_choices=4, max_seq_length=24
+  )
   labels = [0, 2] * 4
   before = mc.evaluate(_MC, labels)
-  mc.fit(_MC, labels, epochs=5, batch_size=4, learning_rate=1e-3,
-         progress=False)
+  mc.fit(
+    _MC, labels, epochs=5, batch_size=4, learning_rate=1e-3, progress=False
+  )
   after = mc.evaluate(_MC, labels)
   assert after["global_step"] == 10
   assert after["eval_loss"] < before["eval_loss"]
   probabilities = mc.predict(_MC[:2])
   assert probabilities.shape == (2, 4)
-  np.testing.assert_allclose(mc.predict(_MC[1::-1]), probabilities[::-1],
-                             atol=1e-6)
+  np.testing.assert_allclose(
+    mc.predict(_MC[1::-1]), probabilities[::-1], atol=1e-6
+  )
   # "(context, endings)" is "(context, '', endings)", as the script packs it.
   no_prefix = ("The dog barked.", "", _MC[1][1])
-  np.testing.assert_allclose(mc.predict([no_prefix]), probabilities[1:],
-                             atol=1e-6)
+  np.testing.assert_allclose(
+    mc.predict([no_prefix]), probabilities[1:], atol=1e-6
+  )
   run = mc.save_run(str(tmp_path / "run"))
   again = bert_tf.MultipleChoice.from_pretrained(run)
-  np.testing.assert_allclose(again.predict(_MC[:2]), probabilities,
-                             atol=1e-6)
+  np.testing.assert_allclose(again.predict(_MC[:2]), probabilities, atol=1e-6)
   with pytest.raises(InputError, match="num_choices=3: the run's model has 4"):
     bert_tf.MultipleChoice.from_pretrained(run, num_choices=3)
   with pytest.raises(InputError, match="3 endings"):
@@ -50,13 +60,24 @@ def test_multiple_choice(tiny_folder, tmp_path):
 
 
 def test_token_tagger(tiny_folder, tmp_path):
-  tagger = bert_tf.TokenTagger.from_pretrained(tiny_folder, labels=_TAGS,
-                                               max_seq_length=8)
+  tagger = bert_tf.TokenTagger.from_pretrained(
+    tiny_folder, labels=_TAGS, max_seq_length=8
+  )
   # 10 words in windows of at most 6 pieces: each word is trained once,
   # its tag on its first piece.
   words = "john smith went from paris to rome with mary lee".split()
-  tags = ["B-PER", "I-PER", "O", "O", "B-LOC", "O", "B-LOC", "O", "B-PER",
-          "I-PER"]
+  tags = [
+    "B-PER",
+    "I-PER",
+    "O",
+    "O",
+    "B-LOC",
+    "O",
+    "B-LOC",
+    "O",
+    "B-PER",
+    "I-PER",
+  ]
   # pylint: disable-next=protected-access
   features = tagger._features([words], [tags])
   assert features["label_weights"].sum() == len(words)
@@ -64,16 +85,24 @@ def test_token_tagger(tiny_folder, tmp_path):
   weighted = features["label_ids"][features["label_weights"] > 0]
   assert [_TAGS[i] for i in weighted] == tags
   before = tagger.evaluate([words] * 4, [tags] * 4)
-  tagger.fit([words] * 4, [tags] * 4, epochs=10, batch_size=4,
-             learning_rate=1e-3, progress=False)
+  tagger.fit(
+    [words] * 4,
+    [tags] * 4,
+    epochs=10,
+    batch_size=4,
+    learning_rate=1e-3,
+    progress=False,
+  )
   after = tagger.evaluate([words] * 4, [tags] * 4)
   assert after["eval_loss"] < before["eval_loss"]
   predicted = tagger.predict([" ".join(words), "mary went home"])
   assert [len(p) for p in predicted] == [10, 3]
   assert tagger.predict([words, ["mary", "went", "home"]]) == predicted
   run = tagger.save_run(str(tmp_path / "run"))
-  assert bert_tf.TokenTagger.from_pretrained(run).predict(
-      [" ".join(words)]) == predicted[:1]
+  assert (
+    bert_tf.TokenTagger.from_pretrained(run).predict([" ".join(words)])
+    == predicted[:1]
+  )
   with pytest.raises(InputError, match="3 words but 2 tags"):
     tagger.fit([["a", "b", "c"]], [["O", "O"]])
   with pytest.raises(InputError, match="tag 'B-ORG'"):
@@ -82,23 +111,34 @@ def test_token_tagger(tiny_folder, tmp_path):
 
 def test_span_extractor(tiny_folder, tmp_path):
   squad = bert_tf.SpanExtractor.from_pretrained(
-      tiny_folder, max_seq_length=16, doc_stride=4, max_query_length=6)
+    tiny_folder, max_seq_length=16, doc_stride=4, max_query_length=6
+  )
   context = "the book was written by ann lee in paris in the year 1990 ."
   x = [("who wrote the book ?", context), ("when was it written ?", context)]
   y = [("ann lee", context.index("ann lee")), ("1990", context.index("1990"))]
   features = squad._features(x, y)  # pylint: disable=protected-access
   tokenizer = FullTokenizer(tiny_folder + "/vocab.txt", do_lower_case=True)
-  tokens = [tokenizer.convert_ids_to_tokens(row)
-            for row in features["input_ids"].tolist()]
-  found = {" ".join(t[s:e + 1]) for t, s, e in zip(
-      tokens, features["start_positions"], features["end_positions"])}
+  tokens = [
+    tokenizer.convert_ids_to_tokens(row)
+    for row in features["input_ids"].tolist()
+  ]
+  found = {
+    " ".join(t[s : e + 1])
+    for t, s, e in zip(
+      tokens, features["start_positions"], features["end_positions"]
+    )
+  }
   # Windows holding the answer point at its pieces; the others at [CLS].
-  assert found == {"[CLS]", " ".join(tokenizer.tokenize("ann lee")),
-                   " ".join(tokenizer.tokenize("1990"))}
+  assert found == {
+    "[CLS]",
+    " ".join(tokenizer.tokenize("ann lee")),
+    " ".join(tokenizer.tokenize("1990")),
+  }
   assert (features["start_positions"] > 0).sum() >= 2
   before = squad.evaluate(x * 4, y * 4)
-  squad.fit(x * 4, y * 4, epochs=5, batch_size=4, learning_rate=1e-3,
-            progress=False)
+  squad.fit(
+    x * 4, y * 4, epochs=5, batch_size=4, learning_rate=1e-3, progress=False
+  )
   assert squad.evaluate(x * 4, y * 4)["eval_loss"] < before["eval_loss"]
   answers = squad.predict(x)
   assert len(answers) == 2 and all(isinstance(a, str) for a in answers)

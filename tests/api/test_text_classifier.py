@@ -17,8 +17,12 @@ from tests.helpers.hf_models import tiny_hf_model
 
 pytestmark = pytest.mark.process  # trains end to end in this process
 
-_PAIRS = [("the cat sat", "the cat sat"), ("he went home", "stocks fell"),
-          ("it rains", "it rains"), ("red car", "blue sky")] * 4
+_PAIRS = [
+  ("the cat sat", "the cat sat"),
+  ("he went home", "stocks fell"),
+  ("it rains", "it rains"),
+  ("red car", "blue sky"),
+] * 4
 _LABELS = ["1", "0", "1", "0"] * 4
 
 
@@ -27,11 +31,13 @@ def trained(tiny_folder):
   # The head starts random: 5 epochs of 4 steps learn the pairs from most
   # initializations, not from all (e.g. seed 3 ends at loss 0.68).
   keras.utils.set_random_seed(1)
-  clf = bert_tf.TextClassifier.from_pretrained(tiny_folder, num_labels=2,
-                                               max_seq_length=16)
+  clf = bert_tf.TextClassifier.from_pretrained(
+    tiny_folder, num_labels=2, max_seq_length=16
+  )
   before = clf.evaluate(_PAIRS, _LABELS)
-  history = clf.fit(_PAIRS, _LABELS, epochs=5, batch_size=4,
-                    learning_rate=1e-3, progress=False)
+  history = clf.fit(
+    _PAIRS, _LABELS, epochs=5, batch_size=4, learning_rate=1e-3, progress=False
+  )
   return clf, before, history
 
 
@@ -54,8 +60,9 @@ def test_predict_is_one_row_per_input_in_order(trained):
   assert probabilities.shape == (4, 2)
   np.testing.assert_allclose(probabilities.sum(axis=1), 1.0, rtol=1e-6)
   np.testing.assert_allclose(probabilities[0], probabilities[3], atol=1e-6)
-  np.testing.assert_allclose(clf.predict(inputs[::-1]), probabilities[::-1],
-                             atol=1e-6)
+  np.testing.assert_allclose(
+    clf.predict(inputs[::-1]), probabilities[::-1], atol=1e-6
+  )
   assert probabilities[0, 1] > probabilities[1, 1]  # what it learned
   # A single text is its own input ([CLS] a [SEP]), not a pair with "".
   assert clf.predict(["the cat sat"]).shape == (1, 2)
@@ -70,11 +77,15 @@ def test_save_run_is_read_by_from_pretrained_and_export(trained, tmp_path):
   np.testing.assert_allclose(again.predict(_PAIRS[:4]), expected, atol=1e-6)
   clf.export(str(tmp_path / "serving"))
   serve = tf.saved_model.load(str(tmp_path / "serving")).signatures[
-      "serving_default"]
-  outputs = serve(text_a=tf.constant([p[0] for p in _PAIRS[:4]]),
-                  text_b=tf.constant([p[1] for p in _PAIRS[:4]]))
-  np.testing.assert_allclose(outputs["probabilities"].numpy(), expected,
-                             atol=1e-5)
+    "serving_default"
+  ]
+  outputs = serve(
+    text_a=tf.constant([p[0] for p in _PAIRS[:4]]),
+    text_b=tf.constant([p[1] for p in _PAIRS[:4]]),
+  )
+  np.testing.assert_allclose(
+    outputs["probabilities"].numpy(), expected, atol=1e-5
+  )
   with pytest.raises(InputError, match="num_labels=3: the run's model has"):
     bert_tf.TextClassifier.from_pretrained(run, num_labels=3)
   with pytest.raises(InputError, match="already exists"):
@@ -86,14 +97,24 @@ def test_run_classifier_predicts_from_the_saved_run(trained, tmp_path):
   run = clf.save_run(str(tmp_path / "run"))
   data = tmp_path / "data"
   data.mkdir()
-  (data / "test.tsv").write_text("".join("%s\t%s\t0\n" % p
-                                         for p in _PAIRS[:4]))
-  result = processes.run([
-      "run_classifier.py", "--task_name=tsv", "--text_a_column=0",
-      "--text_b_column=1", "--label_column=2", "--labels=0,1",
-      "--do_predict", "--data_dir=%s" % data, "--output_dir=%s" % run,
-      "--vocab_file=%s/vocab.txt" % run, "--max_seq_length=16",
-      "--bert_config_file=%s/bert_config.json" % run, "--noprogress"])
+  (data / "test.tsv").write_text("".join("%s\t%s\t0\n" % p for p in _PAIRS[:4]))
+  result = processes.run(
+    [
+      "run_classifier.py",
+      "--task_name=tsv",
+      "--text_a_column=0",
+      "--text_b_column=1",
+      "--label_column=2",
+      "--labels=0,1",
+      "--do_predict",
+      "--data_dir=%s" % data,
+      "--output_dir=%s" % run,
+      "--vocab_file=%s/vocab.txt" % run,
+      "--max_seq_length=16",
+      "--bert_config_file=%s/bert_config.json" % run,
+      "--noprogress",
+    ]
+  )
   assert result.returncode == 0, result.stderr[-2000:]
   lines = (tmp_path / "run" / "test_results.tsv").read_text().splitlines()
   scores = np.array([[float(v) for v in line.split("\t")] for line in lines])
@@ -117,24 +138,35 @@ def test_bad_inputs_are_one_line_input_errors(trained):
 def test_hf_folder_loads_its_head_and_a_mismatch_is_refused(tmp_path):
   tensors = tiny_hf_model(str(tmp_path / "hf"))
   vocab = tmp_path / "vocab.txt"  # the tiny HF vocab lacks [CLS] / [SEP]
-  vocab.write_text("".join(t + "\n" for t in [
-      "[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + list("abcdefghijklmno")))
+  vocab.write_text(
+    "".join(
+      t + "\n"
+      for t in ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+      + list("abcdefghijklmno")
+    )
+  )
   clf = bert_tf.TextClassifier.from_pretrained(
-      str(tmp_path / "hf"), num_labels=3, vocab_file=str(vocab),
-      max_seq_length=8)
+    str(tmp_path / "hf"), num_labels=3, vocab_file=str(vocab), max_seq_length=8
+  )
   np.testing.assert_array_equal(
-      clf.model.tf1_variables()["output_weights"].numpy(),
-      tensors["classifier.weight"])
+    clf.model.tf1_variables()["output_weights"].numpy(),
+    tensors["classifier.weight"],
+  )
   assert clf.predict([("a b", "c")]).shape == (1, 3)
-  with pytest.raises(InputError,
-                     match=r"task head has output_\w+ of shape \[3"):
+  with pytest.raises(
+    InputError, match=r"task head has output_\w+ of shape \[3"
+  ):
     bert_tf.TextClassifier.from_pretrained(
-        str(tmp_path / "hf"), num_labels=2, vocab_file=str(vocab),
-        max_seq_length=8)
+      str(tmp_path / "hf"),
+      num_labels=2,
+      vocab_file=str(vocab),
+      max_seq_length=8,
+    )
 
 
-def test_unknown_names_and_folders_fail_before_any_download(tmp_path,
-                                                           tiny_folder):
+def test_unknown_names_and_folders_fail_before_any_download(
+  tmp_path, tiny_folder
+):
   with pytest.raises(InputError, match="unknown model 'no-such-model'"):
     bert_tf.TextClassifier.from_pretrained("no-such-model", num_labels=2)
   with pytest.raises(InputError, match="not a model folder"):

@@ -25,9 +25,11 @@ def serve(monkeypatch):
   def start(files, cut=(), ranges=True):
     requests = []
     server = http.server.ThreadingHTTPServer(
-        ("127.0.0.1", 0), handler(files, set(cut), requests, ranges))
-    threading.Thread(target=server.serve_forever, args=(0.05,),
-                     daemon=True).start()
+      ("127.0.0.1", 0), handler(files, set(cut), requests, ranges)
+    )
+    threading.Thread(
+      target=server.serve_forever, args=(0.05,), daemon=True
+    ).start()
     # Bounded: the server stops by itself even if teardown never runs.
     timer = threading.Timer(120, server.shutdown)
     timer.daemon = True

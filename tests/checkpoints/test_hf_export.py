@@ -19,21 +19,31 @@ from tests.helpers.hf_models import tiny_hf_model
 
 # What the import drops: a buffer HF rebuilds, and the decoder HF ties to
 # the word embeddings.
-DROPPED = {"bert.embeddings.position_ids", "embeddings.position_ids",
-           "cls.predictions.decoder.weight"}
+DROPPED = {
+  "bert.embeddings.position_ids",
+  "embeddings.position_ids",
+  "cls.predictions.decoder.weight",
+}
 # HF bookkeeping keys no BERT config carries.
-HF_ONLY_KEYS = {"_name_or_path", "gradient_checkpointing",
-                "transformers_version", "use_cache", "pad_token_id"}
+HF_ONLY_KEYS = {
+  "_name_or_path",
+  "gradient_checkpointing",
+  "transformers_version",
+  "use_cache",
+  "pad_token_id",
+}
 
 
 def test_names_invert_the_import_rules():
   for hf_name, (tf1_name, transpose) in EXPECTED_NAMES.items():
     if tf1_name is None:
       continue
-    prefix = "bert." if hf_name.startswith(("bert.", "cls.", "qa_",
-                                            "classifier")) else ""
-    assert hf_export.tf1_name_to_hf(tf1_name, prefix) == (hf_name,
-                                                          transpose)
+    prefix = (
+      "bert."
+      if hf_name.startswith(("bert.", "cls.", "qa_", "classifier"))
+      else ""
+    )
+    assert hf_export.tf1_name_to_hf(tf1_name, prefix) == (hf_name, transpose)
     assert hf_import.hf_name_to_tf1(hf_name) == (tf1_name, transpose)
 
 
@@ -77,11 +87,14 @@ def test_encoder_only_names_have_no_prefix(tmp_path):
   tensors = tiny_hf_model(str(source))
   keep = {n: v for n, v in tensors.items() if n.startswith("bert.")}
   from safetensors.numpy import save_file  # pylint: disable=g-import-not-at-top
-  save_file({n[len("bert."):]: v for n, v in keep.items()},
-            str(source / "model.safetensors"))
+
+  save_file(
+    {n[len("bert.") :]: v for n, v in keep.items()},
+    str(source / "model.safetensors"),
+  )
   out = convert(str(source), "hf", str(tmp_path / "hf"), output_format="hf")
   written = load_file(os.path.join(out, "model.safetensors"))
-  assert set(written) == {n[len("bert."):] for n in keep} - DROPPED
+  assert set(written) == {n[len("bert.") :] for n in keep} - DROPPED
   with open(os.path.join(out, "config.json")) as f:
     assert json.load(f)["architectures"] == ["BertModel"]
 

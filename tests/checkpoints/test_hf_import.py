@@ -35,20 +35,23 @@ def test_tiny_model_round_trips_through_tf1_checkpoint(tmp_path):
     if name is None:
       continue
     used += 1
-    np.testing.assert_array_equal(reader.get_tensor(name),
-                                  value.T if transpose else value)
+    np.testing.assert_array_equal(
+      reader.get_tensor(name), value.T if transpose else value
+    )
   assert used == len(written) == len(tensors) - 2
-  config = BertConfig.from_json_file(str(tmp_path / "out" /
-                                         "bert_config.json"))
+  config = BertConfig.from_json_file(str(tmp_path / "out" / "bert_config.json"))
   assert config.hidden_act == "gelu_exact" and config.num_hidden_layers == 1
   assert (tmp_path / "out" / "vocab.txt").read_text().startswith("tok0\n")
 
 
-@pytest.mark.parametrize("change, message", [
+@pytest.mark.parametrize(
+  "change, message",
+  [
     ({"hidden_act": "silu"}, "silu"),
     ({"layer_norm_eps": 1e-5}, "layer_norm_eps"),
     ({"position_embedding_type": "relative_key"}, "absolute"),
-])
+  ],
+)
 def test_unsupported_hf_configs(tmp_path, change, message):
   tiny_hf_model(str(tmp_path))
   path = tmp_path / "config.json"
@@ -60,8 +63,11 @@ def test_unsupported_hf_configs(tmp_path, change, message):
 
 
 def test_hf_activation_names(tmp_path):
-  for hf_act, ours in (("gelu", "gelu_exact"), ("gelu_new", "gelu"),
-                       ("relu", "relu")):
+  for hf_act, ours in (
+    ("gelu", "gelu_exact"),
+    ("gelu_new", "gelu"),
+    ("relu", "relu"),
+  ):
     tiny_hf_model(str(tmp_path), hidden_act=hf_act)
     assert hf_import.read_hf_config(str(tmp_path)).hidden_act == ours
 
@@ -73,12 +79,16 @@ def test_minilm_matches_transformers(tmp_path):
   config = BertConfig.from_json_file(str(tmp_path / "bert_config.json"))
   encoder, _, _ = pretrained.load_tf1_model(config, prefix)
   expected = np.load(ENCODER_DIR / "hf_minilm_expected.npz")
-  out = encoder({k: expected[k] for k in ("input_ids", "input_mask",
-                                          "segment_ids")})
-  got = {"embedding_output": out["embedding_output"],
-         "layer_0": out["encoder_outputs"][0],
-         "sequence_output": out["sequence_output"],
-         "pooled_output": out["pooled_output"]}
+  out = encoder(
+    {k: expected[k] for k in ("input_ids", "input_mask", "segment_ids")}
+  )
+  got = {
+    "embedding_output": out["embedding_output"],
+    "layer_0": out["encoder_outputs"][0],
+    "sequence_output": out["sequence_output"],
+    "pooled_output": out["pooled_output"],
+  }
   for key, value in got.items():
-    np.testing.assert_allclose(np.asarray(value), expected[key], rtol=0,
-                               atol=1e-4, err_msg=key)
+    np.testing.assert_allclose(
+      np.asarray(value), expected[key], rtol=0, atol=1e-4, err_msg=key
+    )

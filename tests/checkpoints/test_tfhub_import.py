@@ -22,11 +22,21 @@ VOCAB = GOLDEN / "encoder" / "vocab_small.txt"
 
 def _convert(input_dir, output_dir):
   return subprocess.run(
-      [sys.executable, "-m", "bert_tf.convert_checkpoint",
-       "--input=%s" % input_dir, "--input_format=tfhub",
-       "--output_dir=%s" % output_dir], cwd=REPO, capture_output=True,
-      text=True, timeout=300, check=False,
-      env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2"))
+    [
+      sys.executable,
+      "-m",
+      "bert_tf.convert_checkpoint",
+      "--input=%s" % input_dir,
+      "--input_format=tfhub",
+      "--output_dir=%s" % output_dir,
+    ],
+    cwd=REPO,
+    capture_output=True,
+    text=True,
+    timeout=300,
+    check=False,
+    env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2"),
+  )
 
 
 def _assert_same_as_ckpt_a(prefix, expected_names):
@@ -35,60 +45,79 @@ def _assert_same_as_ckpt_a(prefix, expected_names):
   names = sorted(converted.get_variable_to_shape_map())
   assert names == expected_names
   for name in names:
-    np.testing.assert_array_equal(converted.get_tensor(name),
-                                  original.get_tensor(name), err_msg=name)
+    np.testing.assert_array_equal(
+      converted.get_tensor(name), original.get_tensor(name), err_msg=name
+    )
 
 
 def _ckpt_a_names(prefixes):
-  return sorted(n for n in tf.train.load_checkpoint(
-      str(CKPT_A)).get_variable_to_shape_map() if n.startswith(prefixes))
+  return sorted(
+    n
+    for n in tf.train.load_checkpoint(str(CKPT_A)).get_variable_to_shape_map()
+    if n.startswith(prefixes)
+  )
 
 
 def test_model_gardens_encoder_gives_back_ckpt_a(tmp_path):
   result = _convert(GOLDEN / "tfhub" / "encoder", tmp_path / "out")
   assert result.returncode == 0, result.stderr[-2000:]
-  _assert_same_as_ckpt_a(tmp_path / "out" / "bert_model.ckpt",
-                         _ckpt_a_names(("bert/",)))
+  _assert_same_as_ckpt_a(
+    tmp_path / "out" / "bert_model.ckpt", _ckpt_a_names(("bert/",))
+  )
   assert (tmp_path / "out" / "vocab.txt").read_bytes() == VOCAB.read_bytes()
   config = (tmp_path / "out" / "bert_config.json").read_text()
-  for key, value in (("num_hidden_layers", 2), ("num_attention_heads", 4),
-                     ("intermediate_size", 128), ("vocab_size", 3000),
-                     ("max_position_embeddings", 64)):
+  for key, value in (
+    ("num_hidden_layers", 2),
+    ("num_attention_heads", 4),
+    ("intermediate_size", 128),
+    ("vocab_size", 3000),
+    ("max_position_embeddings", 64),
+  ):
     assert '"%s": %d' % (key, value) in config
 
 
 @pytest.mark.slow  # an export and a conversion: ~1 min
 def test_round_trip_tf1_to_our_tfhub_and_back_is_exact(tmp_path):
   export_dir = standalone.export(
-      tmp_path, "encoder", "--task=tfhub_encoder",
-      "--checkpoint=%s" % CKPT_A, "--vocab_file=%s" % VOCAB,
-      "--do_lower_case=True")
+    tmp_path,
+    "encoder",
+    "--task=tfhub_encoder",
+    "--checkpoint=%s" % CKPT_A,
+    "--vocab_file=%s" % VOCAB,
+    "--do_lower_case=True",
+  )
   result = _convert(export_dir, tmp_path / "back")
   assert result.returncode == 0, result.stderr[-2000:]
   # The encoder and the masked-LM head (exported as `.mlm`).
-  _assert_same_as_ckpt_a(tmp_path / "back" / "bert_model.ckpt",
-                         _ckpt_a_names(("bert/", "cls/predictions/")))
-  assert ((tmp_path / "back" / "bert_config.json").read_text().count(
-      '"initializer_range": 0.1'))  # ckpt_a's own config, not a guess
+  _assert_same_as_ckpt_a(
+    tmp_path / "back" / "bert_model.ckpt",
+    _ckpt_a_names(("bert/", "cls/predictions/")),
+  )
+  assert (
+    (tmp_path / "back" / "bert_config.json")
+    .read_text()
+    .count('"initializer_range": 0.1')
+  )  # ckpt_a's own config, not a guess
 
 
 def _save_module(path, **variables):
   module = tf.Module()
-  module.variables_list = [tf.Variable(v, name=n)
-                           for n, v in variables.items()]
+  module.variables_list = [tf.Variable(v, name=n) for n, v in variables.items()]
   tf.saved_model.save(module, str(path))
   return path
 
 
 def test_a_saved_model_that_is_no_bert_is_refused_in_one_line(tmp_path):
-  model = _save_module(tmp_path / "dense", **{"dense/kernel": np.ones((2, 3),
-                                                                     "f4")})
+  model = _save_module(
+    tmp_path / "dense", **{"dense/kernel": np.ones((2, 3), "f4")}
+  )
   result = _convert(model, tmp_path / "out")
   assert result.returncode == 1
   assert result.stderr.strip().splitlines()[-1] == (
-      "ERROR: --input=%s: not a BERT encoder SavedModel: no "
-      "bert/embeddings/word_embeddings (23 of the 23 encoder variables "
-      "missing); variables it has: dense/kernel" % model)
+    "ERROR: --input=%s: not a BERT encoder SavedModel: no "
+    "bert/embeddings/word_embeddings (23 of the 23 encoder variables "
+    "missing); variables it has: dense/kernel" % model
+  )
   assert not (tmp_path / "out" / "bert_model.ckpt.index").exists()
 
 
@@ -100,21 +129,32 @@ def test_a_folder_without_a_saved_model_is_refused(tmp_path):
 def test_an_encoder_missing_a_layer_variable_names_it(tmp_path):
   h, heads = 8, 2  # Model Garden's names, a 1-layer model's shapes
   names = {
-      "word_embeddings/embeddings": (10, h),
-      "position_embedding/embeddings": (4, h),
-      "type_embeddings/embeddings": (2, h),
-      "embeddings/layer_norm/gamma": (h,),
-      "embeddings/layer_norm/beta": (h,),
-      "pooler_transform/kernel": (h, h), "pooler_transform/bias": (h,),
+    "word_embeddings/embeddings": (10, h),
+    "position_embedding/embeddings": (4, h),
+    "type_embeddings/embeddings": (2, h),
+    "embeddings/layer_norm/gamma": (h,),
+    "embeddings/layer_norm/beta": (h,),
+    "pooler_transform/kernel": (h, h),
+    "pooler_transform/bias": (h,),
   }
   for part in ("query", "key", "value"):
     names["transformer/layer_0/self_attention/%s/kernel" % part] = (
-        h, heads, h // heads)
+      h,
+      heads,
+      h // heads,
+    )
     names["transformer/layer_0/self_attention/%s/bias" % part] = (
-        heads, h // heads)
-  model = _save_module(tmp_path / "partial", **{
-      n: np.zeros(s, "f4") for n, s in names.items()})
-  with pytest.raises(InputError, match=(
+      heads,
+      h // heads,
+    )
+  model = _save_module(
+    tmp_path / "partial", **{n: np.zeros(s, "f4") for n, s in names.items()}
+  )
+  with pytest.raises(
+    InputError,
+    match=(
       "no bert/encoder/layer_0/attention/output/dense/kernel "
-      r"\(10 of the 23 encoder variables missing\)")):
+      r"\(10 of the 23 encoder variables missing\)"
+    ),
+  ):
     tfhub_import.read_tfhub_encoder(str(model))

@@ -31,7 +31,9 @@ def test_flag_defaults_match_original_and_feed_the_engine():
   assert values["use_tpu"].help == "Whether to use TPU or GPU/CPU."
   values = _engine_flag_values(["--use_xla", "--gradient_accumulation_steps=2"])
   kwargs = engine_flags.trainer_kwargs(values)
-  assert kwargs["use_xla"] is True and kwargs["gradient_accumulation_steps"] == 2
+  assert (
+    kwargs["use_xla"] is True and kwargs["gradient_accumulation_steps"] == 2
+  )
   assert engine_flags.strategy_kwargs(values)["use_tpu"] is False
   assert engine_flags.runtime_kwargs(values)["dtype"] == "float32"
 
@@ -52,6 +54,7 @@ def test_default_strategy_and_errors(monkeypatch):
 
 def test_check_do_flags_wants_do_train_with_train_records():
   from bert_tf.cli import script_runner  # pylint: disable=g-import-not-at-top
+
   values = flags.FlagValues()
   flags.DEFINE_bool("do_train", False, "", flag_values=values)
   flags.DEFINE_bool("do_eval", False, "", flag_values=values)

@@ -31,65 +31,87 @@ def kept(keep, text):
 
 def test_startup_lines_below_the_level_go_with_their_continuations():
   assert kept(quiet.StartupFilter(2), STARTUP) == [
-      "/x.py:7: UserWarning: a real warning\n",
-      "E0000 00:00:1795707184.6    5980 op.cc:9] a real error\n"]
+    "/x.py:7: UserWarning: a real warning\n",
+    "E0000 00:00:1795707184.6    5980 op.cc:9] a real error\n",
+  ]
   lines = STARTUP.splitlines(keepends=True)
   assert kept(quiet.StartupFilter(1), STARTUP) == lines[5:6] + lines[7:]
   assert kept(quiet.StartupFilter(0), STARTUP) == lines  # The user's 0.
 
 
 def test_cuinit_failure_is_kept_when_a_driver_was_found():
-  text = "".join(line for line in STARTUP.splitlines(keepends=True)
-                 if "cudart_stub" not in line)
+  text = "".join(
+    line
+    for line in STARTUP.splitlines(keepends=True)
+    if "cudart_stub" not in line
+  )
   assert any("cuInit" in line for line in kept(quiet.StartupFilter(2), text))
 
 
 def test_beam_worker_info_goes_warnings_and_errors_stay():
-  lines = ["INFO:__main__:Logging handler created.\n",
-           "INFO:apache_beam.runners.worker.sdk_worker:Control channel "
-           "established.\n",
-           "WARNING:root:apitools not found, and bigquery client libraries "
-           "are not available\n",
-           "WARNING:__main__:No semi_persistent_directory found: ...\n",
-           "WARNING:root:a real warning\n",
-           "ERROR: bad record in shard 3\n"]
-  assert [line for line in lines if quiet.beam_worker_line(line)] == (
-      lines[4:])
+  lines = [
+    "INFO:__main__:Logging handler created.\n",
+    "INFO:apache_beam.runners.worker.sdk_worker:Control channel established.\n",
+    "WARNING:root:apitools not found, and bigquery client libraries "
+    "are not available\n",
+    "WARNING:__main__:No semi_persistent_directory found: ...\n",
+    "WARNING:root:a real warning\n",
+    "ERROR: bad record in shard 3\n",
+  ]
+  assert [line for line in lines if quiet.beam_worker_line(line)] == (lines[4:])
 
 
-@pytest.mark.parametrize("argv, verbose", [
-    (["x"], False), (["x", "--verbosity=1"], True), (["x", "-v", "2"], True),
-    (["x", "--verbosity=-1"], False), (["x", "--v=0"], False),
-    (["x", "--verbosity", "1"], True), (["x", "--vocab_file=v"], False)])
+@pytest.mark.parametrize(
+  "argv, verbose",
+  [
+    (["x"], False),
+    (["x", "--verbosity=1"], True),
+    (["x", "-v", "2"], True),
+    (["x", "--verbosity=-1"], False),
+    (["x", "--v=0"], False),
+    (["x", "--verbosity", "1"], True),
+    (["x", "--vocab_file=v"], False),
+  ],
+)
 def test_verbosity_turns_the_filters_off(argv, verbose):
   assert quiet._verbose(argv) is verbose  # pylint: disable=protected-access
 
 
 def run_python(code, **env):
   return subprocess.run(
-      [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True,
-      env=dict(os.environ, **env), timeout=120, check=True)
+    [sys.executable, "-c", code],
+    cwd=REPO,
+    capture_output=True,
+    text=True,
+    env=dict(os.environ, **env),
+    timeout=120,
+    check=True,
+  )
 
 
 @pytest.mark.process
 def test_importing_tensorflow_prints_nothing_and_warnings_stay():
-  code = ("from bert_tf.cli import quiet\n"
-          "quiet.quiet_tensorflow(['x'])\n"
-          "import warnings\n"
-          "import tensorflow as tf\n"
-          "tf.constant(1) + 1\n"
-          "warnings.warn('kept')\n")
+  code = (
+    "from bert_tf.cli import quiet\n"
+    "quiet.quiet_tensorflow(['x'])\n"
+    "import warnings\n"
+    "import tensorflow as tf\n"
+    "tf.constant(1) + 1\n"
+    "warnings.warn('kept')\n"
+  )
   assert run_python(code).stderr == "<string>:6: UserWarning: kept\n"
 
 
 @pytest.mark.process
 def test_children_lines_pass_the_filter_live_and_in_order():
-  code = ("import subprocess\n"
-          "from bert_tf.cli import quiet\n"
-          "with quiet.filtered_stderr(quiet.beam_worker_line):\n"
-          "  subprocess.run(['sh', '-c', 'echo INFO:w:noise >&2; "
-          "echo ERROR: one >&2; echo INFO:w:more >&2'])\n"
-          "  subprocess.run(['sh', '-c', 'echo ERROR: two >&2'])\n"
-          "import sys\n"
-          "sys.stderr.write('after\\n')\n")
+  code = (
+    "import subprocess\n"
+    "from bert_tf.cli import quiet\n"
+    "with quiet.filtered_stderr(quiet.beam_worker_line):\n"
+    "  subprocess.run(['sh', '-c', 'echo INFO:w:noise >&2; "
+    "echo ERROR: one >&2; echo INFO:w:more >&2'])\n"
+    "  subprocess.run(['sh', '-c', 'echo ERROR: two >&2'])\n"
+    "import sys\n"
+    "sys.stderr.write('after\\n')\n"
+  )
   assert run_python(code).stderr == "ERROR: one\nERROR: two\nafter\n"

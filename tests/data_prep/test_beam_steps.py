@@ -29,22 +29,32 @@ def test_per_worker_state_is_built_once_after_pickling():
 
   step = PerWorker(lambda state, element: (state, element), make, 1, "a")
   assert built == []  # nothing costly at pipeline-construction time
-  assert [step(i) for i in range(3)] == [("state", 0), ("state", 1),
-                                         ("state", 2)]
+  assert [step(i) for i in range(3)] == [
+    ("state", 0),
+    ("state", 1),
+    ("state", 2),
+  ]
   assert built == [(1, "a")]
 
 
 def test_ner_featurizer_travels_as_settings(tmp_path):
   path = tmp_path / "x.conll"
-  path.write_text("EU B-ORG\nrejects O\nGerman B-MISC\ncall O\n\n"
-                  "Peter B-PER\nBlackburn I-PER\n\n")
+  path.write_text(
+    "EU B-ORG\nrejects O\nGerman B-MISC\ncall O\n\n"
+    "Peter B-PER\nBlackburn I-PER\n\n"
+  )
   sentences = conll.read_conll(str(path))
   labels = conll.label_list(sentences)
-  step = pickle.loads(pickle.dumps(PerWorker(
-      _count_windows, new_featurizer, (VOCAB, True, None), labels, 16,
-      False)))
-  direct = Featurizer(tokenization.FullTokenizer(VOCAB, True), labels, 16,
-                      False)
+  step = pickle.loads(
+    pickle.dumps(
+      PerWorker(
+        _count_windows, new_featurizer, (VOCAB, True, None), labels, 16, False
+      )
+    )
+  )
+  direct = Featurizer(
+    tokenization.FullTokenizer(VOCAB, True), labels, 16, False
+  )
   assert step(sentences) == len(direct.windows(sentences)) == 2
 
 

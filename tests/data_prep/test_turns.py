@@ -51,9 +51,11 @@ def _run(tmp_path, tasks, fail_at=-1, kill_at=-1):
   turns = Turns(context, first_total=100)
   done = []
   with concurrent.futures.ProcessPoolExecutor(
-      3, context, _init, (turns, str(path))) as executor:
-    futures = [executor.submit(_task, i, fail_at, kill_at)
-               for i in range(tasks)]
+    3, context, _init, (turns, str(path))
+  ) as executor:
+    futures = [
+      executor.submit(_task, i, fail_at, kill_at) for i in range(tasks)
+    ]
     try:
       wait_in_order(executor, futures, done.append)
     finally:

@@ -56,11 +56,22 @@ def serve(export_dir, requests, timeout=300, signature="serving_default"):
   env["TF_CPP_MIN_LOG_LEVEL"] = "2"
   # -I: no script folder or user site on sys.path; cwd is not the repo.
   result = subprocess.run(
-      [sys.executable, "-I", "-c", _CHILD, os.path.abspath(export_dir),
-       signature],
-      input=json.dumps(requests), capture_output=True, text=True,
-      cwd=os.path.dirname(os.path.abspath(export_dir)), env=env,
-      timeout=timeout, check=False)
+    [
+      sys.executable,
+      "-I",
+      "-c",
+      _CHILD,
+      os.path.abspath(export_dir),
+      signature,
+    ],
+    input=json.dumps(requests),
+    capture_output=True,
+    text=True,
+    cwd=os.path.dirname(os.path.abspath(export_dir)),
+    env=env,
+    timeout=timeout,
+    check=False,
+  )
   assert result.returncode == 0, result.stderr[-3000:]
   reply = json.loads(result.stdout.splitlines()[-1])
   assert not reply["bert_tf_loaded"]
@@ -70,11 +81,23 @@ def serve(export_dir, requests, timeout=300, signature="serving_default"):
 def export(tmp_path, name, *args):
   """Runs `python -m bert_tf.export_saved_model`; returns the export dir."""
   from tests.conftest import REPO  # pylint: disable=g-import-not-at-top
+
   export_dir = tmp_path / name
   env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
   result = subprocess.run(
-      [sys.executable, "-m", "bert_tf.export_saved_model",
-       "--export_dir=%s" % export_dir] + list(args), cwd=REPO, env=env,
-      capture_output=True, text=True, timeout=300, check=False)
+    [
+      sys.executable,
+      "-m",
+      "bert_tf.export_saved_model",
+      "--export_dir=%s" % export_dir,
+    ]
+    + list(args),
+    cwd=REPO,
+    env=env,
+    capture_output=True,
+    text=True,
+    timeout=300,
+    check=False,
+  )
   assert result.returncode == 0, result.stderr[-3000:]
   return export_dir

@@ -12,9 +12,11 @@ from tests.export.standalone import serve
 from tests.helpers.checkpoints import ckpt_prefix
 
 # ckpt_a: 2 layers, 64 positions, every head (classifier with 3 labels).
-ARGS = ["--checkpoint=%s" % ckpt_prefix("ckpt_a"),
-        "--vocab_file=%s" % (FIXTURES / "encoder" / "vocab_small.txt"),
-        "--max_seq_length=64"]
+ARGS = [
+  "--checkpoint=%s" % ckpt_prefix("ckpt_a"),
+  "--vocab_file=%s" % (FIXTURES / "encoder" / "vocab_small.txt"),
+  "--max_seq_length=64",
+]
 LONG = "the game was played in santa clara . " * 2700  # ~100 kB
 BAD_UTF8 = b"the caf\xc3\xa9 \xff\xfeopened in 19\x8090 ."
 CLEAN = "the caf\u00e9 opened in 1990 ."  # BAD_UTF8 without its bad bytes
@@ -24,16 +26,25 @@ CLEAN = "the caf\u00e9 opened in 1990 ."  # BAD_UTF8 without its bad bytes
 def exports(tmp_path_factory):
   tmp_path = tmp_path_factory.mktemp("bad_requests")
   return {
-      "classifier": export(tmp_path, "classifier", "--task=classifier",
-                           "--labels=a,b,c", *ARGS),
-      "squad": export(tmp_path, "squad", "--task=squad", "--doc_stride=32",
-                      "--max_query_length=16", *ARGS),
+    "classifier": export(
+      tmp_path, "classifier", "--task=classifier", "--labels=a,b,c", *ARGS
+    ),
+    "squad": export(
+      tmp_path,
+      "squad",
+      "--task=squad",
+      "--doc_stride=32",
+      "--max_query_length=16",
+      *ARGS,
+    ),
   }
 
 
 def test_classifier(exports):
   ok = {"text_a": ["who won?"], "text_b": ["denver"]}
-  answers = serve(exports["classifier"], [
+  answers = serve(
+    exports["classifier"],
+    [
       {"text_a": ["", "x"], "text_b": ["", ""]},
       {"text_a": [LONG], "text_b": [LONG]},
       {"text_a": [raw_bytes(BAD_UTF8)], "text_b": [""]},
@@ -44,7 +55,8 @@ def test_classifier(exports):
       {"text_a": ["a"]},
       {"text_a": [], "text_b": []},
       ok,
-  ])
+    ],
+  )
   empty, long, bad, clean = answers[:4]
   assert len(empty["probabilities"]) == 2 and len(long["label"]) == 1
   assert bad == clean  # bad bytes are dropped, as the Python tokenizer does
@@ -57,7 +69,9 @@ def test_classifier(exports):
 
 def test_squad(exports):
   context = "Super Bowl 50 was played in Santa Clara , California ."
-  answers = serve(exports["squad"], [
+  answers = serve(
+    exports["squad"],
+    [
       {"question": ["", "where?"], "context": ["", " \t\n"]},
       {"question": ["where was it played ?"], "context": [LONG]},
       {"question": ["when ?"], "context": [raw_bytes(BAD_UTF8)]},
@@ -66,7 +80,8 @@ def test_squad(exports):
       {"question": [["a"]], "context": [[context]]},
       {"question": [], "context": []},
       {"question": ["where ?"], "context": [context]},
-  ])
+    ],
+  )
   empty, long, bad, clean = answers[:4]
   assert empty["answer"] == ["empty", "empty"]  # the original's "no span"
   assert empty["start_char"] == empty["end_char"] == [-1, -1]

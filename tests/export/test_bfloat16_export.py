@@ -22,27 +22,33 @@ def _matmul_dtypes(export_dir):
   nodes = list(graph.node)
   for function in graph.library.function:
     nodes.extend(function.node_def)
-  return {tf.dtypes.as_dtype(n.attr["T"].type).name for n in nodes
-          if n.op in ("MatMul", "BatchMatMulV2", "BatchMatMulV3")}
+  return {
+    tf.dtypes.as_dtype(n.attr["T"].type).name
+    for n in nodes
+    if n.op in ("MatMul", "BatchMatMulV2", "BatchMatMulV3")
+  }
 
 
 def test_bfloat16_encoder_export(tmp_path):
   fp32 = export(tmp_path, "fp32", "--task=encoder", *ARGS)
   bf16 = export(tmp_path, "bf16", "--task=encoder", "--dtype=bfloat16", *ARGS)
-  config = json.loads((bf16 / "assets.extra" / "export_config.json")
-                      .read_text())
+  config = json.loads(
+    (bf16 / "assets.extra" / "export_config.json").read_text()
+  )
   assert config["dtype"] == "mixed_bfloat16"
   assert "bfloat16" in _matmul_dtypes(bf16)
   assert _matmul_dtypes(fp32) == {"float32"}
   loaded = tf.saved_model.load(str(bf16))
   outputs = loaded.signatures["serving_default"].structured_outputs
   assert {k: v.dtype for k, v in outputs.items() if v.dtype.is_floating} == {
-      k: tf.float32 for k, v in outputs.items() if v.dtype.is_floating}
+    k: tf.float32 for k, v in outputs.items() if v.dtype.is_floating
+  }
   request = [{"text_a": [a for a, _ in PAIRS], "text_b": [b for _, b in PAIRS]}]
   (want,), (got,) = serve(fp32, request), serve(bf16, request)
   for key in ("sequence_output", "pooled_output", "layer_0"):
     value, expected = np.array(got[key]), np.array(want[key])
-    np.testing.assert_allclose(value, expected, rtol=0, err_msg=key,
-                               atol=0.02 * np.max(np.abs(expected)))
+    np.testing.assert_allclose(
+      value, expected, rtol=0, err_msg=key, atol=0.02 * np.max(np.abs(expected))
+    )
     assert not np.array_equal(value, expected), key
   assert got["input_mask"] == want["input_mask"]

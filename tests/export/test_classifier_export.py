@@ -29,10 +29,10 @@ CONFIG_B = str(ENCODER / "ckpt_b" / "bert_config.json")
 # Rows beyond the fixture's: accents and case, CJK, control characters, a
 # text truncated at max_seq_length, an empty second text.
 EXTRA_ROWS = [
-    ("Café RÉSUMÉ naïve", "Übermäßig ﬁne ²"),
-    ("北京 is in 中国.", "Tab\tand\u00a0nbsp\u200b here"),
-    ("word " * 40, "a short one"),
-    ("only the first text", ""),
+  ("Café RÉSUMÉ naïve", "Übermäßig ﬁne ²"),
+  ("北京 is in 中国.", "Tab\tand\u00a0nbsp\u200b here"),
+  ("word " * 40, "a short one"),
+  ("only the first text", ""),
 ]
 
 
@@ -47,10 +47,11 @@ def _mrpc_dir(tmp_path):
     rows = (src / name).read_text(encoding="utf-8-sig").splitlines()[1:]
     pairs += [tuple(r.split("\t")[3:5]) for r in rows]
   lines = ["index\t#1 ID\t#2 ID\t#1 String\t#2 String"]
-  lines += ["%d\t%d\t%d\t%s\t%s" % (i, i, i, a, b)
-            for i, (a, b) in enumerate(pairs + EXTRA_ROWS)]
-  (data_dir / "test.tsv").write_text("\n".join(lines) + "\n",
-                                     encoding="utf-8")
+  lines += [
+    "%d\t%d\t%d\t%s\t%s" % (i, i, i, a, b)
+    for i, (a, b) in enumerate(pairs + EXTRA_ROWS)
+  ]
+  (data_dir / "test.tsv").write_text("\n".join(lines) + "\n", encoding="utf-8")
   return data_dir
 
 
@@ -62,30 +63,56 @@ def mrpc_run(tmp_path_factory):
   output_dir = tmp_path / "output"
   env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
   result = subprocess.run(
-      [sys.executable, "run_classifier.py", "--task_name=MRPC",
-       "--data_dir=%s" % data_dir, "--output_dir=%s" % output_dir,
-       "--vocab_file=%s" % VOCAB, "--bert_config_file=%s" % CONFIG_B,
-       "--init_checkpoint=%s" % ckpt_prefix("ckpt_b"), "--max_seq_length=32",
-       "--do_train", "--do_predict", "--train_batch_size=2",
-       "--num_train_epochs=1", "--learning_rate=1e-3",
-       "--save_checkpoints_steps=0"], cwd=REPO, env=env, capture_output=True,
-      text=True, timeout=300, check=False)
+    [
+      sys.executable,
+      "run_classifier.py",
+      "--task_name=MRPC",
+      "--data_dir=%s" % data_dir,
+      "--output_dir=%s" % output_dir,
+      "--vocab_file=%s" % VOCAB,
+      "--bert_config_file=%s" % CONFIG_B,
+      "--init_checkpoint=%s" % ckpt_prefix("ckpt_b"),
+      "--max_seq_length=32",
+      "--do_train",
+      "--do_predict",
+      "--train_batch_size=2",
+      "--num_train_epochs=1",
+      "--learning_rate=1e-3",
+      "--save_checkpoints_steps=0",
+    ],
+    cwd=REPO,
+    env=env,
+    capture_output=True,
+    text=True,
+    timeout=300,
+    check=False,
+  )
   assert result.returncode == 0, result.stderr[-3000:]
   return data_dir, output_dir
 
 
 def test_probabilities_match_run_classifier(mrpc_run, tmp_path):
   data_dir, output_dir = mrpc_run
-  export_dir = export(tmp_path, "mrpc_sm", "--task=classifier",
-                      "--task_name=mrpc", "--checkpoint=%s" % output_dir,
-                      "--bert_config_file=%s" % CONFIG_B,
-                      "--vocab_file=%s" % VOCAB, "--max_seq_length=32")
+  export_dir = export(
+    tmp_path,
+    "mrpc_sm",
+    "--task=classifier",
+    "--task_name=mrpc",
+    "--checkpoint=%s" % output_dir,
+    "--bert_config_file=%s" % CONFIG_B,
+    "--vocab_file=%s" % VOCAB,
+    "--max_seq_length=32",
+  )
   examples = get_processor("mrpc", str(data_dir)).get_examples("test")
-  request = {"text_a": [e.text_a for e in examples],
-             "text_b": [e.text_b or "" for e in examples]}
+  request = {
+    "text_a": [e.text_a for e in examples],
+    "text_b": [e.text_b or "" for e in examples],
+  }
   (answer,) = serve(export_dir, [request])
-  expected = [[float(p) for p in line.split("\t")] for line in
-              (output_dir / "test_results.tsv").read_text().splitlines()]
+  expected = [
+    [float(p) for p in line.split("\t")]
+    for line in (output_dir / "test_results.tsv").read_text().splitlines()
+  ]
   assert len(answer["probabilities"]) == len(expected) == len(examples)
   for got, want in zip(answer["probabilities"], expected):
     assert got == pytest.approx(want, abs=1e-5)
@@ -99,38 +126,65 @@ def test_a_run_folder_exports_with_its_own_settings(mrpc_run, tmp_path):
   _, output_dir = mrpc_run
   env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
   refused = subprocess.run(
-      [sys.executable, "-m", "bert_tf.export_saved_model",
-       "--checkpoint=%s" % output_dir, "--do_lower_case=False",
-       "--export_dir=%s" % (tmp_path / "never")], cwd=REPO, env=env,
-      capture_output=True, text=True, timeout=300, check=False)
+    [
+      sys.executable,
+      "-m",
+      "bert_tf.export_saved_model",
+      "--checkpoint=%s" % output_dir,
+      "--do_lower_case=False",
+      "--export_dir=%s" % (tmp_path / "never"),
+    ],
+    cwd=REPO,
+    env=env,
+    capture_output=True,
+    text=True,
+    timeout=300,
+    check=False,
+  )
   assert refused.returncode == 1
   assert refused.stderr.splitlines()[-1] == (
-      "ERROR: --do_lower_case=False contradicts the run in --checkpoint=%s "
-      "(run_config.json: True); leave it out, or export another checkpoint"
-      % output_dir)
+    "ERROR: --do_lower_case=False contradicts the run in --checkpoint=%s "
+    "(run_config.json: True); leave it out, or export another checkpoint"
+    % output_dir
+  )
   assert not (tmp_path / "never").exists()
   export_dir = export(tmp_path, "sm", "--checkpoint=%s" % output_dir)
-  rows = [line.split("\t")[3:5] for line in (
-      mrpc_run[0] / "test.tsv").read_text().splitlines()[1:6]]
-  (answer,) = serve(export_dir, [{"text_a": [a for a, _ in rows],
-                                  "text_b": [b for _, b in rows]}])
-  expected = [[float(p) for p in line.split("\t")] for line in
-              (output_dir / "test_results.tsv").read_text().splitlines()[:5]]
+  rows = [
+    line.split("\t")[3:5]
+    for line in (mrpc_run[0] / "test.tsv").read_text().splitlines()[1:6]
+  ]
+  (answer,) = serve(
+    export_dir,
+    [{"text_a": [a for a, _ in rows], "text_b": [b for _, b in rows]}],
+  )
+  expected = [
+    [float(p) for p in line.split("\t")]
+    for line in (output_dir / "test_results.tsv").read_text().splitlines()[:5]
+  ]
   for got, want in zip(answer["probabilities"], expected):
     assert got == pytest.approx(want, abs=1e-5)
 
 
 def test_tf1_checkpoint_and_single_text_signature(tmp_path):
   # ckpt_a holds a 3-label classifier head (output_weights [3, 64]).
-  export_dir = export(tmp_path, "sm", "--task=classifier",
-                      "--labels=x,y,z", "--notext_b",
-                      "--checkpoint=%s" % ckpt_prefix("ckpt_a"),
-                      "--vocab_file=%s" % VOCAB, "--max_seq_length=16")
-  (answer, wrong) = serve(export_dir, [{"text_a": ["hello world", ""]},
-                                       {"text_a": ["a"], "text_b": ["b"]}])
+  export_dir = export(
+    tmp_path,
+    "sm",
+    "--task=classifier",
+    "--labels=x,y,z",
+    "--notext_b",
+    "--checkpoint=%s" % ckpt_prefix("ckpt_a"),
+    "--vocab_file=%s" % VOCAB,
+    "--max_seq_length=16",
+  )
+  (answer, wrong) = serve(
+    export_dir,
+    [{"text_a": ["hello world", ""]}, {"text_a": ["a"], "text_b": ["b"]}],
+  )
   assert len(answer["probabilities"]) == 2
-  assert all(sum(p) == pytest.approx(1.0, abs=1e-6)
-             for p in answer["probabilities"])
+  assert all(
+    sum(p) == pytest.approx(1.0, abs=1e-6) for p in answer["probabilities"]
+  )
   assert set(answer["label"]) <= {"x", "y", "z"}
   assert "error" in wrong  # no text_b in this signature
 
@@ -146,11 +200,16 @@ def test_task_label_table_matches_data_prep():
 def _python_features(pairs):
   """Features by data_prep's Python path (FullTokenizer, original packing)."""
   tokenizer = FullTokenizer(VOCAB, do_lower_case=True)
-  rows = [convert_single_example(InputExample(str(i), a, b or None, "0"),
-                                 ["0"], 32, tokenizer)
-          for i, (a, b) in enumerate(pairs)]
-  return {k: np.array([getattr(r, k) for r in rows], np.int32)
-          for k in ("input_ids", "input_mask", "segment_ids")}
+  rows = [
+    convert_single_example(
+      InputExample(str(i), a, b or None, "0"), ["0"], 32, tokenizer
+    )
+    for i, (a, b) in enumerate(pairs)
+  ]
+  return {
+    k: np.array([getattr(r, k) for r in rows], np.int32)
+    for k in ("input_ids", "input_mask", "segment_ids")
+  }
 
 
 # Slow (~30 s on 2 cores); `make test-all` runs it.
@@ -159,10 +218,16 @@ def test_regression_and_labels_file(tmp_path, head_checkpoint):
   pairs = EXTRA_ROWS + [("A man is playing a guitar.", "A man plays.")]
   request = {"text_a": [a for a, _ in pairs], "text_b": [b for _, b in pairs]}
   regression, prefix = head_checkpoint("ckpt_b", ClassifierModel, 1)
-  export_dir = export(tmp_path, "stsb", "--task=classifier", "--regression",
-                      "--checkpoint=%s" % prefix, "--vocab_file=%s" % VOCAB,
-                      "--bert_config_file=%s" % CONFIG_B,
-                      "--max_seq_length=32")
+  export_dir = export(
+    tmp_path,
+    "stsb",
+    "--task=classifier",
+    "--regression",
+    "--checkpoint=%s" % prefix,
+    "--vocab_file=%s" % VOCAB,
+    "--bert_config_file=%s" % CONFIG_B,
+    "--max_seq_length=32",
+  )
   (answer,) = serve(export_dir, [request])
   assert set(answer) == {"predictions"}
   want = regression(_python_features(pairs))["predictions"].numpy()
@@ -171,13 +236,17 @@ def test_regression_and_labels_file(tmp_path, head_checkpoint):
   labels_file = tmp_path / "labels.txt"
   labels_file.write_text("neg\nneu\npos\n")
   three, prefix = head_checkpoint("ckpt_b", ClassifierModel, 3)
-  export_dir = export(tmp_path, "three", "--task=classifier",
-                      "--labels_file=%s" % labels_file,
-                      "--checkpoint=%s" % prefix, "--vocab_file=%s" % VOCAB,
-                      "--bert_config_file=%s" % CONFIG_B,
-                      "--max_seq_length=32")
+  export_dir = export(
+    tmp_path,
+    "three",
+    "--task=classifier",
+    "--labels_file=%s" % labels_file,
+    "--checkpoint=%s" % prefix,
+    "--vocab_file=%s" % VOCAB,
+    "--bert_config_file=%s" % CONFIG_B,
+    "--max_seq_length=32",
+  )
   (answer,) = serve(export_dir, [request])
   want = three(_python_features(pairs))["probabilities"].numpy()
   np.testing.assert_allclose(answer["probabilities"], want, atol=1e-5)
-  assert answer["label"] == [["neg", "neu", "pos"][i]
-                             for i in want.argmax(-1)]
+  assert answer["label"] == [["neg", "neu", "pos"][i] for i in want.argmax(-1)]

@@ -25,10 +25,13 @@ MAX_SEQ_LENGTH = 24
 # Beyond SWAG's: truncation on either side, no prefix, empty texts, accents
 # and CJK.
 EXTRA = [
-    {"context": "the man " * 20, "prefix": "He",
-     "endings": ["sits.", "runs " * 15, "", "eats a spoon."]},
-    {"context": "Café RÉSUMÉ naïve", "endings": ["北京", "x", "y z", "."]},
-    {"context": "", "prefix": "", "endings": ["", "a", "", "b"]},
+  {
+    "context": "the man " * 20,
+    "prefix": "He",
+    "endings": ["sits.", "runs " * 15, "", "eats a spoon."],
+  },
+  {"context": "Café RÉSUMÉ naïve", "endings": ["北京", "x", "y z", "."]},
+  {"context": "", "prefix": "", "endings": ["", "a", "", "b"]},
 ]
 
 
@@ -38,10 +41,13 @@ def _data_dir(tmp_path):
   data_dir.mkdir()
   swag = FIXTURES / "swag"
   (data_dir / "train.csv").write_bytes((swag / "train.csv").read_bytes())
-  rows = [{"context": e.context, "prefix": e.prefix, "endings": e.endings}
-          for e in read_examples(str(swag / "test.csv"), "test")]
+  rows = [
+    {"context": e.context, "prefix": e.prefix, "endings": e.endings}
+    for e in read_examples(str(swag / "test.csv"), "test")
+  ]
   (data_dir / "test.jsonl").write_text(
-      "".join(json.dumps(r) + "\n" for r in rows + EXTRA), encoding="utf-8")
+    "".join(json.dumps(r) + "\n" for r in rows + EXTRA), encoding="utf-8"
+  )
   return data_dir
 
 
@@ -52,38 +58,65 @@ def swag_run(tmp_path_factory):
   data_dir, output_dir = _data_dir(tmp_path), tmp_path / "output"
   env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
   result = subprocess.run(
-      [sys.executable, "run_multiple_choice.py", "--data_dir=%s" % data_dir,
-       "--output_dir=%s" % output_dir, "--vocab_file=%s" % VOCAB,
-       "--bert_config_file=%s" % CONFIG_B,
-       "--init_checkpoint=%s" % ckpt_prefix("ckpt_b"),
-       "--max_seq_length=%d" % MAX_SEQ_LENGTH, "--do_train", "--do_predict",
-       "--train_batch_size=2", "--num_train_epochs=15",
-       "--learning_rate=1e-3", "--save_checkpoints_steps=0", "--noprogress"],
-      cwd=REPO, env=env, capture_output=True, text=True, timeout=300,
-      check=False)
+    [
+      sys.executable,
+      "run_multiple_choice.py",
+      "--data_dir=%s" % data_dir,
+      "--output_dir=%s" % output_dir,
+      "--vocab_file=%s" % VOCAB,
+      "--bert_config_file=%s" % CONFIG_B,
+      "--init_checkpoint=%s" % ckpt_prefix("ckpt_b"),
+      "--max_seq_length=%d" % MAX_SEQ_LENGTH,
+      "--do_train",
+      "--do_predict",
+      "--train_batch_size=2",
+      "--num_train_epochs=15",
+      "--learning_rate=1e-3",
+      "--save_checkpoints_steps=0",
+      "--noprogress",
+    ],
+    cwd=REPO,
+    env=env,
+    capture_output=True,
+    text=True,
+    timeout=300,
+    check=False,
+  )
   assert result.returncode == 0, result.stderr[-3000:]
-  args = ["--task=multiple_choice", "--checkpoint=%s" % output_dir,
-          "--bert_config_file=%s" % CONFIG_B, "--vocab_file=%s" % VOCAB,
-          "--max_seq_length=%d" % MAX_SEQ_LENGTH]
+  args = [
+    "--task=multiple_choice",
+    "--checkpoint=%s" % output_dir,
+    "--bert_config_file=%s" % CONFIG_B,
+    "--vocab_file=%s" % VOCAB,
+    "--max_seq_length=%d" % MAX_SEQ_LENGTH,
+  ]
   examples = read_examples(str(data_dir / "test.jsonl"), "test")
-  expected = [[float(p) for p in line.split("\t")] for line in
-              (output_dir / "test_results.tsv").read_text().splitlines()]
-  return {"sm": export(tmp_path, "swag_sm", *args),
-          "noprefix": export(tmp_path, "noprefix_sm", "--noprefix", *args),
-          "examples": examples, "expected": expected}
+  expected = [
+    [float(p) for p in line.split("\t")]
+    for line in (output_dir / "test_results.tsv").read_text().splitlines()
+  ]
+  return {
+    "sm": export(tmp_path, "swag_sm", *args),
+    "noprefix": export(tmp_path, "noprefix_sm", "--noprefix", *args),
+    "examples": examples,
+    "expected": expected,
+  }
 
 
 def test_probabilities_match_run_multiple_choice(swag_run):
   examples, expected = swag_run["examples"], swag_run["expected"]
-  request = {"context": [e.context for e in examples],
-             "prefix": [e.prefix for e in examples],
-             "endings": [e.endings for e in examples]}
+  request = {
+    "context": [e.context for e in examples],
+    "prefix": [e.prefix for e in examples],
+    "endings": [e.endings for e in examples],
+  }
   (answer,) = serve(swag_run["sm"], [request])
   assert len(answer["probabilities"]) == len(expected) == len(examples) == 6
   # A trained head, not a uniform one.
   assert max(max(p) for p in expected) > 0.3
-  for got, want, label in zip(answer["probabilities"], expected,
-                              answer["label"]):
+  for got, want, label in zip(
+    answer["probabilities"], expected, answer["label"]
+  ):
     assert got == pytest.approx(want, abs=1e-5)
     assert label == want.index(max(want))
 
@@ -91,20 +124,28 @@ def test_probabilities_match_run_multiple_choice(swag_run):
 def test_noprefix_and_bad_requests(swag_run):
   examples, expected = swag_run["examples"], swag_run["expected"]
   # EXTRA[1] has no prefix: the same as the run without the input.
-  (no_prefix,) = serve(swag_run["noprefix"], [
-      {"context": [examples[4].context], "endings": [examples[4].endings]}])
+  (no_prefix,) = serve(
+    swag_run["noprefix"],
+    [{"context": [examples[4].context], "endings": [examples[4].endings]}],
+  )
   assert no_prefix["probabilities"][0] == pytest.approx(expected[4], abs=1e-5)
-  answers = serve(swag_run["sm"], [
+  answers = serve(
+    swag_run["sm"],
+    [
       {"context": ["a"], "prefix": ["b"], "endings": [["c", "d"], ["e", "f"]]},
       {"context": ["a"], "prefix": ["b", "c"], "endings": [["c", "d"]]},
       {"context": ["a"], "prefix": ["b"], "endings": ["c", "d"]},
       {"context": ["a"], "prefix": ["b"], "endings": [[]]},
-      {"context": [raw_bytes(b"caf\xc3\xa9 \xff")], "prefix": [""],
-       "endings": [["x", "y"]]},
+      {
+        "context": [raw_bytes(b"caf\xc3\xa9 \xff")],
+        "prefix": [""],
+        "endings": [["x", "y"]],
+      },
       {"context": ["caf\u00e9 "], "prefix": [""], "endings": [["x", "y"]]},
       {"context": [], "prefix": [], "endings": [[]]},
       {"context": ["a"], "prefix": ["b"], "endings": [["only one"]]},
-  ])
+    ],
+  )
   assert "one row of choices per context" in answers[0]["error"]
   assert "same batch size" in answers[1]["error"]
   assert "error" in answers[2]

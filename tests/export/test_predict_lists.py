@@ -20,7 +20,8 @@ from tests.helpers.checkpoints import with_heads
 
 VOCAB = str(FIXTURES / "encoder" / "vocab_small.txt")
 CONFIG = BertConfig.from_json_file(
-    str(FIXTURES / "encoder" / "ckpt_a" / "bert_config.json"))
+  str(FIXTURES / "encoder" / "ckpt_a" / "bert_config.json")
+)
 LABELS = ["O", "B-PER", "I-PER", "B-LOC", "I-LOC"]
 TEXTS = ["Anna met Mary Jones in Paris .", "", "rain", "a b c d e f g h i j"]
 
@@ -36,10 +37,18 @@ def _export(tmp_path, name, model, cls, **options):
 @pytest.fixture(scope="module")
 def models(tmp_path_factory):
   tmp_path = tmp_path_factory.mktemp("predict_lists")
-  return {"ner": _export(tmp_path, "ner", TaggingModel(CONFIG, len(LABELS)),
-                         NerExporter, labels=LABELS),
-          "mc": _export(tmp_path, "mc", MultipleChoiceModel(CONFIG),
-                        MultipleChoiceExporter)}
+  return {
+    "ner": _export(
+      tmp_path,
+      "ner",
+      TaggingModel(CONFIG, len(LABELS)),
+      NerExporter,
+      labels=LABELS,
+    ),
+    "mc": _export(
+      tmp_path, "mc", MultipleChoiceModel(CONFIG), MultipleChoiceExporter
+    ),
+  }
 
 
 def _signature(export_dir, **inputs):
@@ -54,10 +63,18 @@ def _rows(path):
 
 def test_ner_rows_are_cut_to_their_words(models, tmp_path):
   input_file, output_file = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
-  input_file.write_text("".join(json.dumps({"id": i, "text": t}) + "\n"
-                                for i, t in enumerate(TEXTS)))
-  predict(models["ner"], str(input_file), str(output_file), batch_size=3,
-          progress=False)
+  input_file.write_text(
+    "".join(
+      json.dumps({"id": i, "text": t}) + "\n" for i, t in enumerate(TEXTS)
+    )
+  )
+  predict(
+    models["ner"],
+    str(input_file),
+    str(output_file),
+    batch_size=3,
+    progress=False,
+  )
   want = _signature(models["ner"], text=TEXTS)
   for i, row in enumerate(_rows(output_file)):
     assert row["id"] == i
@@ -65,38 +82,59 @@ def test_ner_rows_are_cut_to_their_words(models, tmp_path):
     n, k = want["num_words"][i], want["num_entities"][i]
     assert row["tags"] == [t.decode() for t in want["tags"][i][:n]]
     assert row["entity_start"] == want["entity_start"][i][:k]
-    assert row["entity_type"] == [t.decode() for t in
-                                  want["entity_type"][i][:k]]
+    assert row["entity_type"] == [
+      t.decode() for t in want["entity_type"][i][:k]
+    ]
     assert all(tag in LABELS for tag in row["tags"])
 
 
 def test_multiple_choice_lists(models, tmp_path):
-  records = [{"context": "He opens the door.", "prefix": "He",
-              "endings": ["walks in.", "sings.", "eats the door."]},
-             {"context": "", "prefix": "", "endings": ["a", "b", ""]}]
+  records = [
+    {
+      "context": "He opens the door.",
+      "prefix": "He",
+      "endings": ["walks in.", "sings.", "eats the door."],
+    },
+    {"context": "", "prefix": "", "endings": ["a", "b", ""]},
+  ]
   input_file, output_file = tmp_path / "in.tsv", tmp_path / "out.jsonl"
-  input_file.write_text("context\tprefix\tendings\n" + "".join(
+  input_file.write_text(
+    "context\tprefix\tendings\n"
+    + "".join(
       "%s\t%s\t%s\n" % (r["context"], r["prefix"], json.dumps(r["endings"]))
-      for r in records))
+      for r in records
+    )
+  )
   predict(models["mc"], str(input_file), str(output_file), progress=False)
-  want = _signature(models["mc"], **{k: [r[k] for r in records]
-                                     for k in records[0]})
+  want = _signature(
+    models["mc"], **{k: [r[k] for r in records] for k in records[0]}
+  )
   rows = _rows(output_file)
-  for row, probabilities, label in zip(rows, want["probabilities"],
-                                       want["label"]):
+  for row, probabilities, label in zip(
+    rows, want["probabilities"], want["label"]
+  ):
     assert row["probabilities"] == pytest.approx(probabilities, abs=1e-6)
     assert row["label"] == label
 
   ragged = tmp_path / "ragged.jsonl"
-  ragged.write_text("".join(json.dumps(dict(records[0], endings=e)) + "\n"
-                            for e in (["a", "b"], ["a", "b"], ["a"])))
-  with pytest.raises(InputError, match="line 3: 1 entries in 'endings', "
-                     "line 1 has 2"):
-    predict(models["mc"], str(ragged), str(tmp_path / "o.jsonl"),
-            progress=False)
+  ragged.write_text(
+    "".join(
+      json.dumps(dict(records[0], endings=e)) + "\n"
+      for e in (["a", "b"], ["a", "b"], ["a"])
+    )
+  )
+  with pytest.raises(
+    InputError, match="line 3: 1 entries in 'endings', line 1 has 2"
+  ):
+    predict(
+      models["mc"], str(ragged), str(tmp_path / "o.jsonl"), progress=False
+    )
   ragged.write_text(json.dumps(dict(records[0], endings="x")) + "\n")
-  with pytest.raises(InputError, match="line 1: field 'endings' missing or "
-                     "not a non-empty list of strings"):
-    predict(models["mc"], str(ragged), str(tmp_path / "o.jsonl"),
-            progress=False)
+  with pytest.raises(
+    InputError,
+    match="line 1: field 'endings' missing or not a non-empty list of strings",
+  ):
+    predict(
+      models["mc"], str(ragged), str(tmp_path / "o.jsonl"), progress=False
+    )
   assert not (tmp_path / "o.jsonl").exists()

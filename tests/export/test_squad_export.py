@@ -24,9 +24,13 @@ from tests.helpers.checkpoints import ckpt_prefix
 
 ENCODER = FIXTURES / "encoder"
 # Short windows, so most contexts take several (stride 32 over 64 tokens).
-SETTINGS = ["--vocab_file=%s" % (ENCODER / "vocab_small.txt"),
-            "--bert_config_file=%s" % (ENCODER / "ckpt_b" / "bert_config.json"),
-            "--max_seq_length=64", "--doc_stride=32", "--max_query_length=16"]
+SETTINGS = [
+  "--vocab_file=%s" % (ENCODER / "vocab_small.txt"),
+  "--bert_config_file=%s" % (ENCODER / "ckpt_b" / "bert_config.json"),
+  "--max_seq_length=64",
+  "--doc_stride=32",
+  "--max_query_length=16",
+]
 
 
 def _slice(tmp_path, name, paragraphs):
@@ -39,20 +43,37 @@ def _slice(tmp_path, name, paragraphs):
 
 
 def _questions(data):
-  return [(qa["id"], qa["question"], p["context"])
-          for article in data["data"] for p in article["paragraphs"]
-          for qa in p["qas"]]
+  return [
+    (qa["id"], qa["question"], p["context"])
+    for article in data["data"]
+    for p in article["paragraphs"]
+    for qa in p["qas"]
+  ]
 
 
 def _run_squad(tmp_path, predict_file, *args):
   output_dir = tmp_path / "run"
   env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
   result = subprocess.run(
-      [sys.executable, "run_squad.py", "--do_predict", "--noprogress",
-       "--predict_file=%s" % predict_file, "--output_dir=%s" % output_dir,
-       "--init_checkpoint=%s" % ckpt_prefix("ckpt_b"),
-       "--predict_batch_size=16"] + SETTINGS + list(args), cwd=REPO,
-      env=env, capture_output=True, text=True, timeout=300, check=False)
+    [
+      sys.executable,
+      "run_squad.py",
+      "--do_predict",
+      "--noprogress",
+      "--predict_file=%s" % predict_file,
+      "--output_dir=%s" % output_dir,
+      "--init_checkpoint=%s" % ckpt_prefix("ckpt_b"),
+      "--predict_batch_size=16",
+    ]
+    + SETTINGS
+    + list(args),
+    cwd=REPO,
+    env=env,
+    capture_output=True,
+    text=True,
+    timeout=300,
+    check=False,
+  )
   assert result.returncode == 0, result.stderr[-3000:]
   return output_dir
 
@@ -72,8 +93,11 @@ def _v2_expected(output_dir):
   nbest = json.loads((output_dir / "nbest_predictions.json").read_text())
   threshold = _middle_threshold(odds.values())
   return threshold, {
-      qid: "" if odds[qid] > threshold else
-      next(e["text"] for e in nbest[qid] if e["text"]) for qid in odds}
+    qid: ""
+    if odds[qid] > threshold
+    else next(e["text"] for e in nbest[qid] if e["text"])
+    for qid in odds
+  }
 
 
 def _served_answers(export_dir, data, v2):
@@ -81,15 +105,22 @@ def _served_answers(export_dir, data, v2):
   size (batching must not change any answer); checks the offsets."""
   questions = _questions(data)
   parts = (questions[:7], questions[7:])
-  answers = serve(export_dir, [{"question": [q for _, q, _ in part],
-                                "context": [c for _, _, c in part]}
-                               for part in parts])
+  answers = serve(
+    export_dir,
+    [
+      {"question": [q for _, q, _ in part], "context": [c for _, _, c in part]}
+      for part in parts
+    ],
+  )
   got = {}
   for part, answer in zip(parts, answers):
     assert ("null_score" in answer) == v2
     for i, (qid, _, context) in enumerate(part):
-      text, start, end = (answer["answer"][i], answer["start_char"][i],
-                          answer["end_char"][i])
+      text, start, end = (
+        answer["answer"][i],
+        answer["start_char"][i],
+        answer["end_char"][i],
+      )
       got[qid] = text
       if text:
         # The answer, with the original's single spaces between words.
@@ -103,8 +134,7 @@ def _served_answers(export_dir, data, v2):
 def v2_run(tmp_path_factory):
   tmp_path = tmp_path_factory.mktemp("squad_v2")
   predict_file, data = _slice(tmp_path, "small_v2", 2)
-  output_dir = _run_squad(tmp_path, predict_file,
-                          "--version_2_with_negative")
+  output_dir = _run_squad(tmp_path, predict_file, "--version_2_with_negative")
   return predict_file, data, output_dir
 
 
@@ -113,19 +143,29 @@ def test_v1_answers_match_run_squad(tmp_path):
   output_dir = _run_squad(tmp_path, predict_file)
   expected = json.loads((output_dir / "predictions.json").read_text())
   # Few windows per model call: the answers must not depend on chunking.
-  export_dir = export(tmp_path, "squad_sm", "--task=squad",
-                      "--checkpoint=%s" % ckpt_prefix("ckpt_b"),
-                      "--windows_per_call=5", *SETTINGS)
+  export_dir = export(
+    tmp_path,
+    "squad_sm",
+    "--task=squad",
+    "--checkpoint=%s" % ckpt_prefix("ckpt_b"),
+    "--windows_per_call=5",
+    *SETTINGS,
+  )
   assert _served_answers(export_dir, data, False) == expected
 
 
 def test_v2_answers_match_run_squad(v2_run, tmp_path):
   _, data, output_dir = v2_run
   threshold, expected = _v2_expected(output_dir)
-  export_dir = export(tmp_path, "squad_sm", "--task=squad",
-                      "--checkpoint=%s" % ckpt_prefix("ckpt_b"),
-                      "--version_2_with_negative",
-                      "--null_score_diff_threshold=%r" % threshold, *SETTINGS)
+  export_dir = export(
+    tmp_path,
+    "squad_sm",
+    "--task=squad",
+    "--checkpoint=%s" % ckpt_prefix("ckpt_b"),
+    "--version_2_with_negative",
+    "--null_score_diff_threshold=%r" % threshold,
+    *SETTINGS,
+  )
   got = _served_answers(export_dir, data, True)
   assert got == expected
   assert "" in got.values() and set(got.values()) != {""}
@@ -141,16 +181,28 @@ def test_v2_single_best_matches_postprocess(v2_run, tmp_path):
   examples = read_squad_examples(str(predict_file), False, True)
   features = []
   convert_examples_to_features(
-      examples, FullTokenizer(str(ENCODER / "vocab_small.txt"), True), 64,
-      32, 16, False, features.append)
-  results = postprocess.read_raw_results(
-      str(output_dir / "raw_results.jsonl"))
-  scored = postprocess.compute_predictions(examples, features, results, 1,
-                                           30, True, True)
+    examples,
+    FullTokenizer(str(ENCODER / "vocab_small.txt"), True),
+    64,
+    32,
+    16,
+    False,
+    features.append,
+  )
+  results = postprocess.read_raw_results(str(output_dir / "raw_results.jsonl"))
+  scored = postprocess.compute_predictions(
+    examples, features, results, 1, 30, True, True
+  )
   threshold = _middle_threshold(scored.null_odds.values())
   postprocess.apply_threshold(scored, threshold)
-  export_dir = export(tmp_path, "squad_sm", "--task=squad",
-                      "--checkpoint=%s" % ckpt_prefix("ckpt_b"),
-                      "--version_2_with_negative", "--n_best_size=1",
-                      "--null_score_diff_threshold=%r" % threshold, *SETTINGS)
+  export_dir = export(
+    tmp_path,
+    "squad_sm",
+    "--task=squad",
+    "--checkpoint=%s" % ckpt_prefix("ckpt_b"),
+    "--version_2_with_negative",
+    "--n_best_size=1",
+    "--null_score_diff_threshold=%r" % threshold,
+    *SETTINGS,
+  )
   assert _served_answers(export_dir, data, True) == scored.predictions

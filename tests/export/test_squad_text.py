@@ -19,13 +19,13 @@ from tests.conftest import FIXTURES
 
 VOCAB = str(FIXTURES / "encoder" / "vocab_small.txt")
 CONTEXTS = [
-    "The Broncos (1990s) defeated the Carolina Panthers, 24–10, in 2016.",
-    "Paris paris PARIS: Café, café and cafe\u0301 unwanted,running!",
-    "He said \u201cno\u201d\u00a0twice\u2009and left.  Tab\there\u202fthere",
-    "zero\u200bwidth, soft\u00adhyphen and \x07bell; \u5317\u4eac\u5e02 "
-    "abc\u4e2dxyz",
-    "x\u00bdy \u2167 \uff21\uff22 ﬁne Straße İstanbul ΣΑΣ Ⅻ.",
-    "supercalifragilisticexpialidocious " * 2 + "a-b-c d.e.f",
+  "The Broncos (1990s) defeated the Carolina Panthers, 24–10, in 2016.",
+  "Paris paris PARIS: Café, café and cafe\u0301 unwanted,running!",
+  "He said \u201cno\u201d\u00a0twice\u2009and left.  Tab\there\u202fthere",
+  "zero\u200bwidth, soft\u00adhyphen and \x07bell; \u5317\u4eac\u5e02 "
+  "abc\u4e2dxyz",
+  "x\u00bdy \u2167 \uff21\uff22 ﬁne Straße İstanbul ΣΑΣ Ⅻ.",
+  "supercalifragilisticexpialidocious " * 2 + "a-b-c d.e.f",
 ]
 
 
@@ -38,12 +38,13 @@ def _python_answers(context, tokenizer, do_lower_case, spans):
       token_words.append(i)
   answers = []
   for first, last in spans:
-    tok_text = " ".join(tokens[first:last + 1])
+    tok_text = " ".join(tokens[first : last + 1])
     tok_text = tok_text.replace(" ##", "").replace("##", "")
     tok_text = " ".join(tok_text.strip().split())
-    orig_text = " ".join(words[token_words[first]:token_words[last] + 1])
-    answers.append(postprocess.get_final_text(tok_text, orig_text,
-                                              do_lower_case))
+    orig_text = " ".join(words[token_words[first] : token_words[last] + 1])
+    answers.append(
+      postprocess.get_final_text(tok_text, orig_text, do_lower_case)
+    )
   return len(tokens), answers
 
 
@@ -54,17 +55,22 @@ def test_every_short_span_matches_get_final_text(do_lower_case):
   tokens = tf.constant(vocab_tokens(VOCAB))
   checked = 0
   for context in CONTEXTS:
-    num_tokens = len([p for w in split_context(context)
-                      for p in tokenizer.tokenize(w)])
-    spans = [(s, e) for s in range(num_tokens)
-             for e in range(s, min(s + 8, num_tokens))]
+    num_tokens = len(
+      [p for w in split_context(context) for p in tokenizer.tokenize(w)]
+    )
+    spans = [
+      (s, e)
+      for s in range(num_tokens)
+      for e in range(s, min(s + 8, num_tokens))
+    ]
     _, want = _python_answers(context, tokenizer, do_lower_case, spans)
     contexts = tf.constant([context] * len(spans))
     doc = squad_spans.split_context(contexts, tf_tokenizer)
     first = tf.constant([s for s, _ in spans], tf.int64)
     last = tf.constant([e for _, e in spans], tf.int64)
-    text, start, end = squad_text.final_text(doc, first, last, tokens,
-                                             do_lower_case)
+    text, start, end = squad_text.final_text(
+      doc, first, last, tokens, do_lower_case
+    )
     got = [t.decode("utf-8") for t in text.numpy()]
     assert got == want, context
     for answer, s, e in zip(got, start.numpy(), end.numpy()):

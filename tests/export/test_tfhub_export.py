@@ -29,7 +29,9 @@ import tensorflow_text  # the preprocessors' ops
 
 # Our preprocessor + encoder on the golden texts, and Model Garden's own
 # preprocessor's `tokenize` for comparison.
-_GOLDEN_CHILD = _CHILD_PRELUDE + r"""
+_GOLDEN_CHILD = (
+  _CHILD_PRELUDE
+  + r"""
 pre, enc, golden_pre = (tf.saved_model.load(p) for p in sys.argv[1:4])
 texts = json.load(open(sys.argv[4]))
 a, b = tf.constant(texts["text_a"]), tf.constant(texts["text_b"])
@@ -54,10 +56,13 @@ signature = enc.signatures["serving_default"](**inputs["single"])
 result["signature_pooled"] = signature["pooled_output"].numpy().tolist()
 print(json.dumps(result))
 """
+)
 
 # A Keras 3 classifier on the loaded encoder (its variables wrapped, not
 # copied, as keras.layers.TFSMLayer does), trained a few steps.
-_FINETUNE_CHILD = _CHILD_PRELUDE + r"""
+_FINETUNE_CHILD = (
+  _CHILD_PRELUDE
+  + r"""
 import keras
 tf.random.set_seed(0)
 enc = tf.saved_model.load(sys.argv[1])
@@ -97,8 +102,11 @@ print(json.dumps({"before": before, "after": after, "changed": changed,
                   "no_gradient": sum(g is None for g in grads),
                   "keras_trainable": len(model.trainable_weights)}))
 """
+)
 
-_MLM_CHILD = _CHILD_PRELUDE + r"""
+_MLM_CHILD = (
+  _CHILD_PRELUDE
+  + r"""
 enc = tf.saved_model.load(sys.argv[1])
 inputs = dict(np.load(sys.argv[2]))
 positions = np.tile(np.arange(inputs["input_ids"].shape[1]),
@@ -110,6 +118,7 @@ out = enc.mlm({"input_word_ids": inputs["input_ids"],
 print(json.dumps({"mlm_logits": out["mlm_logits"].numpy().tolist(),
                   "pooled_output": out["pooled_output"].numpy().tolist()}))
 """
+)
 
 
 def run_child(script, *args):
@@ -118,9 +127,14 @@ def run_child(script, *args):
   env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
   env["TF_CPP_MIN_LOG_LEVEL"] = "2"
   result = subprocess.run(
-      [sys.executable, "-I", "-c", script] + [str(a) for a in args],
-      capture_output=True, text=True, cwd=str(TFHUB), env=env, timeout=300,
-      check=False)
+    [sys.executable, "-I", "-c", script] + [str(a) for a in args],
+    capture_output=True,
+    text=True,
+    cwd=str(TFHUB),
+    env=env,
+    timeout=300,
+    check=False,
+  )
   assert result.returncode == 0, result.stderr[-3000:]
   return json.loads(result.stdout.splitlines()[-1])
 
@@ -128,36 +142,58 @@ def run_child(script, *args):
 @pytest.fixture(scope="module")
 def exports(tmp_path_factory):
   tmp = tmp_path_factory.mktemp("tfhub")
-  pre = standalone.export(tmp, "preprocess", "--task=tfhub_preprocess",
-                          "--vocab_file=%s" % VOCAB, "--do_lower_case=True",
-                          "--max_seq_length=64")
-  enc = standalone.export(tmp, "encoder", "--task=tfhub_encoder",
-                          "--checkpoint=%s" % CKPT_A,
-                          "--vocab_file=%s" % VOCAB, "--do_lower_case=True")
+  pre = standalone.export(
+    tmp,
+    "preprocess",
+    "--task=tfhub_preprocess",
+    "--vocab_file=%s" % VOCAB,
+    "--do_lower_case=True",
+    "--max_seq_length=64",
+  )
+  enc = standalone.export(
+    tmp,
+    "encoder",
+    "--task=tfhub_encoder",
+    "--checkpoint=%s" % CKPT_A,
+    "--vocab_file=%s" % VOCAB,
+    "--do_lower_case=True",
+  )
   return pre, enc
 
 
 @pytest.mark.slow  # two exports + a TF process: ~1-2 min
 def test_same_ids_and_outputs_as_model_gardens_export(exports):
   pre, enc = exports
-  got = run_child(_GOLDEN_CHILD, pre, enc, TFHUB / "preprocess",
-                  TFHUB / "texts.json")
+  got = run_child(
+    _GOLDEN_CHILD, pre, enc, TFHUB / "preprocess", TFHUB / "texts.json"
+  )
   expected = np.load(TFHUB / "expected.npz")
   assert got["tokenize"] == got["golden_tokenize"]  # [batch, words, pieces]
   assert got["pack_default_length"] == [6, 64]
   assert got["pack_flat_segments"] == got["single"]["input_word_ids"]
   for tag in ("single", "pair"):
     for key in ("input_word_ids", "input_mask", "input_type_ids"):
-      np.testing.assert_array_equal(got[tag][key], expected[tag + "/" + key],
-                                    err_msg=tag + "/" + key)
-    keys = ["pooled_output", "sequence_output", "encoder_outputs_0",
-            "encoder_outputs_1"]
+      np.testing.assert_array_equal(
+        got[tag][key], expected[tag + "/" + key], err_msg=tag + "/" + key
+      )
+    keys = [
+      "pooled_output",
+      "sequence_output",
+      "encoder_outputs_0",
+      "encoder_outputs_1",
+    ]
     for key in keys:
-      np.testing.assert_allclose(got[tag][key], expected[tag + "/" + key],
-                                 atol=1e-5, rtol=0, err_msg=tag + "/" + key)
+      np.testing.assert_allclose(
+        got[tag][key],
+        expected[tag + "/" + key],
+        atol=1e-5,
+        rtol=0,
+        err_msg=tag + "/" + key,
+      )
     assert got[tag]["default"] == got[tag]["pooled_output"]
-  np.testing.assert_allclose(got["signature_pooled"],
-                             got["single"]["pooled_output"], atol=1e-6)
+  np.testing.assert_allclose(
+    got["signature_pooled"], got["single"]["pooled_output"], atol=1e-6
+  )
 
 
 @pytest.mark.slow  # two exports + a TF process: ~1-2 min
@@ -175,29 +211,57 @@ def test_mlm_matches_the_originals_masked_lm(exports):
   got = run_child(_MLM_CHILD, exports[1], GOLDEN / "encoder" / "inputs.npz")
   expected = np.load(GOLDEN / "encoder" / "expected_a.npz")
   # log-probabilities: the original's masked-LM output at every position.
-  np.testing.assert_allclose(got["mlm_logits"], expected["mlm_log_probs"],
-                             atol=2e-5, rtol=0)
-  np.testing.assert_allclose(got["pooled_output"], expected["pooled_output"],
-                             atol=1e-5, rtol=0)
+  np.testing.assert_allclose(
+    got["mlm_logits"], expected["mlm_log_probs"], atol=2e-5, rtol=0
+  )
+  np.testing.assert_allclose(
+    got["pooled_output"], expected["pooled_output"], atol=1e-5, rtol=0
+  )
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--task=tfhub_preprocess", "--vocab_file=%s" % VOCAB,
-      "--checkpoint=%s" % CKPT_A],
-     "ERROR: --checkpoint is not an option of --task=tfhub_preprocess"),
+@pytest.mark.parametrize(
+  "args, message",
+  [
+    (
+      [
+        "--task=tfhub_preprocess",
+        "--vocab_file=%s" % VOCAB,
+        "--checkpoint=%s" % CKPT_A,
+      ],
+      "ERROR: --checkpoint is not an option of --task=tfhub_preprocess",
+    ),
     (["--task=tfhub_preprocess"], "ERROR: --vocab_file is required"),
-    (["--task=tfhub_encoder", "--vocab_file=%s" % VOCAB],
-     "ERROR: --checkpoint is required"),
-    (["--task=tfhub_encoder", "--checkpoint=%s" % CKPT_A,
-      "--vocab_file=%s" % VOCAB, "--labels=a,b"],
-     "ERROR: --labels is not an option of --task=tfhub_encoder"),
-])
+    (
+      ["--task=tfhub_encoder", "--vocab_file=%s" % VOCAB],
+      "ERROR: --checkpoint is required",
+    ),
+    (
+      [
+        "--task=tfhub_encoder",
+        "--checkpoint=%s" % CKPT_A,
+        "--vocab_file=%s" % VOCAB,
+        "--labels=a,b",
+      ],
+      "ERROR: --labels is not an option of --task=tfhub_encoder",
+    ),
+  ],
+)
 def test_bad_flags_end_in_one_line(tmp_path, args, message):
   result = subprocess.run(
-      [sys.executable, "-m", "bert_tf.export_saved_model",
-       "--export_dir=%s" % (tmp_path / "out")] + args, cwd=REPO,
-      capture_output=True, text=True, timeout=300, check=False,
-      env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2"))
+    [
+      sys.executable,
+      "-m",
+      "bert_tf.export_saved_model",
+      "--export_dir=%s" % (tmp_path / "out"),
+    ]
+    + args,
+    cwd=REPO,
+    capture_output=True,
+    text=True,
+    timeout=300,
+    check=False,
+    env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2"),
+  )
   assert result.returncode == 1
   assert result.stderr.strip().splitlines()[-1] == message
   assert "Traceback" not in result.stderr

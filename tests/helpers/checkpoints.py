@@ -27,11 +27,18 @@ ENCODER_DIR = FIXTURES / "encoder"
 VOCAB = str(ENCODER_DIR / "vocab_small.txt")
 CKPT = str(ENCODER_DIR / "ckpt_b" / "bert_model.ckpt")
 TINY_CONFIG = {
-    "attention_probs_dropout_prob": 0.1, "hidden_act": "relu",
-    "hidden_dropout_prob": 0.1, "hidden_size": 32, "initializer_range": 0.1,
-    "intermediate_size": 64, "max_position_embeddings": 512,
-    "num_attention_heads": 2, "num_hidden_layers": 1, "type_vocab_size": 2,
-    "vocab_size": 3000}
+  "attention_probs_dropout_prob": 0.1,
+  "hidden_act": "relu",
+  "hidden_dropout_prob": 0.1,
+  "hidden_size": 32,
+  "initializer_range": 0.1,
+  "intermediate_size": 64,
+  "max_position_embeddings": 512,
+  "num_attention_heads": 2,
+  "num_hidden_layers": 1,
+  "type_vocab_size": 2,
+  "vocab_size": 3000,
+}
 
 
 def ckpt_prefix(name):
@@ -79,4 +86,5 @@ def with_heads(folder, base, model):
   into `model` and saved as an original checkpoint in `folder`; its prefix."""
   checkpoint_io.init_from_checkpoint(ckpt_prefix(base), model.tf1_variables())
   return checkpoint_io.save_tf1_checkpoint(
-      str(folder / "bert_model.ckpt"), model.tf1_variables())
+    str(folder / "bert_model.ckpt"), model.tf1_variables()
+  )

@@ -21,26 +21,25 @@ from tests.conftest import REPO
 # Entry point -> the module holding its `main` (and `define_flags`, if its
 # flags are not defined at import).
 ENTRY_POINTS = {
-    "run_classifier": "run_classifier",
-    "run_squad": "run_squad",
-    "run_pretraining": "run_pretraining",
-    "run_ner": "run_ner",
-    "run_multiple_choice": "run_multiple_choice",
-    "extract_features": "extract_features",
-    "data_prep.squad": "data_prep.squad.__main__",
-    "data_prep.squad_predictions": "data_prep.squad.predictions",
-    "data_prep.classifier": "data_prep.classifier.__main__",
-    "data_prep.ner": "data_prep.ner.__main__",
-    "data_prep.multiple_choice": "data_prep.multiple_choice.__main__",
-    "data_prep.create_pretraining_data":
-        "data_prep.pretraining.create_pretraining_data",
-    "bert_tf.convert_checkpoint": "bert_tf.cli.convert_checkpoint",
-    "bert_tf.export_checkpoint": "bert_tf.cli.export_checkpoint",
-    "bert_tf.export_saved_model": "bert_tf.cli.export_saved_model",
-    "bert_tf.predict": "bert_tf.cli.predict",
-    "bert_tf.fetch_model": "bert_tf.cli.fetch_model",
-    "bert_tf.plot_run": "bert_tf.cli.plot_run",
-    "bert_tf.plot_attention": "bert_tf.cli.plot_attention",
+  "run_classifier": "run_classifier",
+  "run_squad": "run_squad",
+  "run_pretraining": "run_pretraining",
+  "run_ner": "run_ner",
+  "run_multiple_choice": "run_multiple_choice",
+  "extract_features": "extract_features",
+  "data_prep.squad": "data_prep.squad.__main__",
+  "data_prep.squad_predictions": "data_prep.squad.predictions",
+  "data_prep.classifier": "data_prep.classifier.__main__",
+  "data_prep.ner": "data_prep.ner.__main__",
+  "data_prep.multiple_choice": "data_prep.multiple_choice.__main__",
+  "data_prep.create_pretraining_data": "data_prep.pretraining.create_pretraining_data",
+  "bert_tf.convert_checkpoint": "bert_tf.cli.convert_checkpoint",
+  "bert_tf.export_checkpoint": "bert_tf.cli.export_checkpoint",
+  "bert_tf.export_saved_model": "bert_tf.cli.export_saved_model",
+  "bert_tf.predict": "bert_tf.cli.predict",
+  "bert_tf.fetch_model": "bert_tf.cli.fetch_model",
+  "bert_tf.plot_run": "bert_tf.cli.plot_run",
+  "bert_tf.plot_attention": "bert_tf.cli.plot_attention",
 }
 
 # Queries a case may make instead of an argv: the entry point's numeric flag
@@ -109,12 +108,25 @@ def run_cases(cases, timeout=300):
   """[(entry point, argv or a query), ...] -> [(exit code, stderr), ...]."""
   env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
   result = subprocess.run(
-      [sys.executable, "-c", _DRIVER,
-       json.dumps([ENTRY_POINTS, NUMERIC, DEFAULTS]),
-       json.dumps([[entry, argv if argv in (NUMERIC, DEFAULTS) else
-                    list(argv)] for entry, argv in cases])],
-      cwd=REPO, env=env, capture_output=True, text=True, timeout=timeout,
-      check=False)
+    [
+      sys.executable,
+      "-c",
+      _DRIVER,
+      json.dumps([ENTRY_POINTS, NUMERIC, DEFAULTS]),
+      json.dumps(
+        [
+          [entry, argv if argv in (NUMERIC, DEFAULTS) else list(argv)]
+          for entry, argv in cases
+        ]
+      ),
+    ],
+    cwd=REPO,
+    env=env,
+    capture_output=True,
+    text=True,
+    timeout=timeout,
+    check=False,
+  )
   assert result.returncode == 0, result.stderr[-3000:]
   return [tuple(o) for o in json.loads(result.stdout.splitlines()[-1])]
 
@@ -122,16 +134,18 @@ def run_cases(cases, timeout=300):
 def run_mains(entry, argvs, timeout=300):
   """One entry point, many argvs: ([(exit code, stderr), ...] in argv order,
   {flag name: default})."""
-  outcomes = run_cases([(entry, argv) for argv in argvs] +
-                       [(entry, DEFAULTS)], timeout)
+  outcomes = run_cases(
+    [(entry, argv) for argv in argvs] + [(entry, DEFAULTS)], timeout
+  )
   return outcomes[:-1], json.loads(outcomes[-1][1])
 
 
 def numeric_flags(entries=tuple(ENTRY_POINTS)):
   """{entry point: its integer/float flag names}."""
   outcomes = run_cases([(entry, NUMERIC) for entry in entries])
-  return {entry: json.loads(text) for entry, (_, text) in
-          zip(entries, outcomes)}
+  return {
+    entry: json.loads(text) for entry, (_, text) in zip(entries, outcomes)
+  }
 
 
 def assert_one_error(outcome, *culprits, name=""):

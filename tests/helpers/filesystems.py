@@ -15,8 +15,11 @@ import pytest
 def tmpfs(path, options):
   """A tmpfs at `path` (skips the test where mounting is not allowed)."""
   path.mkdir()
-  mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs",
-                            str(path)], capture_output=True, check=False)
+  mounted = subprocess.run(
+    ["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(path)],
+    capture_output=True,
+    check=False,
+  )
   if mounted.returncode:
     pytest.skip("cannot mount a tmpfs here: %s" % mounted.stderr.strip())
   try:

@@ -22,9 +22,16 @@ ENV = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
 
 def run(args, timeout=300, **kwargs):
   """`python args...` to its end; the CompletedProcess (text, captured)."""
-  return subprocess.run([sys.executable] + [str(a) for a in args], cwd=REPO,
-                        env=ENV, capture_output=True, text=True,
-                        timeout=timeout, check=False, **kwargs)
+  return subprocess.run(
+    [sys.executable] + [str(a) for a in args],
+    cwd=REPO,
+    env=ENV,
+    capture_output=True,
+    text=True,
+    timeout=timeout,
+    check=False,
+    **kwargs,
+  )
 
 
 def run_command(args, timeout=300, **kwargs):
@@ -37,9 +44,14 @@ def start(*args, quiet=False):
   """`python args...` in the background, stdout and stderr piped (`quiet`:
   discarded, for a chatty process nobody reads while it runs)."""
   output = subprocess.DEVNULL if quiet else subprocess.PIPE
-  return subprocess.Popen([sys.executable] + [str(a) for a in args],
-                          cwd=REPO, env=ENV, stdout=output, stderr=output,
-                          text=True)
+  return subprocess.Popen(
+    [sys.executable] + [str(a) for a in args],
+    cwd=REPO,
+    env=ENV,
+    stdout=output,
+    stderr=output,
+    text=True,
+  )
 
 
 def finish(process, timeout=300):

@@ -16,9 +16,18 @@ def train_model(folder, lines, vocab_size):
   corpus = folder / "spm_corpus.txt"
   corpus.write_text("\n".join(lines) + "\n", encoding="utf-8")
   spm.SentencePieceTrainer.train(
-      input=str(corpus), model_prefix=str(folder / "spm"),
-      vocab_size=vocab_size, model_type="unigram", pad_id=0, unk_id=1,
-      bos_id=-1, eos_id=-1, user_defined_symbols=SPECIALS,
-      character_coverage=1.0, num_threads=1, minloglevel=2,
-      hard_vocab_limit=False)
+    input=str(corpus),
+    model_prefix=str(folder / "spm"),
+    vocab_size=vocab_size,
+    model_type="unigram",
+    pad_id=0,
+    unk_id=1,
+    bos_id=-1,
+    eos_id=-1,
+    user_defined_symbols=SPECIALS,
+    character_coverage=1.0,
+    num_threads=1,
+    minloglevel=2,
+    hard_vocab_limit=False,
+  )
   return str(folder / "spm.model")

@@ -25,12 +25,24 @@ VOCAB = str(conftest.FIXTURES / "vocab_uncased.txt")
 
 # golden feature file -> (input, is_training, v2, seq, stride, query)
 FEATURE_SETTINGS = {
-    "features_v1_eval_384_128_64": ("small_v1", False, False, 384, 128, 64),
-    "features_v1_train_128_64_32":
-        ("small_v1_first_answer", True, False, 128, 64, 32),
-    "features_v2_train_384_128_64":
-        ("small_v2_first_answer", True, True, 384, 128, 64),
-    "features_v2_eval_128_64_32": ("small_v2", False, True, 128, 64, 32),
+  "features_v1_eval_384_128_64": ("small_v1", False, False, 384, 128, 64),
+  "features_v1_train_128_64_32": (
+    "small_v1_first_answer",
+    True,
+    False,
+    128,
+    64,
+    32,
+  ),
+  "features_v2_train_384_128_64": (
+    "small_v2_first_answer",
+    True,
+    True,
+    384,
+    128,
+    64,
+  ),
+  "features_v2_eval_128_64_32": ("small_v2", False, True, 128, 64, 32),
 }
 
 _TMP = pathlib.Path(tempfile.mkdtemp(prefix="squad_golden_"))
@@ -54,8 +66,9 @@ def examples_and_features(setting):
   name, is_training, v2, seq, stride, query = FEATURE_SETTINGS[setting]
   examples = read_squad_examples(input_path(name), is_training, v2)
   features = []
-  convert_examples_to_features(examples, tokenizer(), seq, stride, query,
-                               is_training, features.append)
+  convert_examples_to_features(
+    examples, tokenizer(), seq, stride, query, is_training, features.append
+  )
   return examples, features
 
 
@@ -72,10 +85,12 @@ def random_results(features, seq_length, boost=0.0):
   rng = np.random.RandomState(1)
   results = []
   for feature in features:
-    start = [float(x) for x in (3 * rng.standard_normal(seq_length)).astype(
-        np.float32)]
-    end = [float(x) for x in (3 * rng.standard_normal(seq_length)).astype(
-        np.float32)]
+    start = [
+      float(x) for x in (3 * rng.standard_normal(seq_length)).astype(np.float32)
+    ]
+    end = [
+      float(x) for x in (3 * rng.standard_normal(seq_length)).astype(np.float32)
+    ]
     if boost:
       start[0] += boost
       end[0] += boost

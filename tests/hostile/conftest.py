@@ -25,9 +25,19 @@ def defined_flags():
 def tiny_export(tmp_path_factory):
   """An `encoder` SavedModel of the tiny checkpoint (input `text_a`)."""
   export_dir = tmp_path_factory.mktemp("export") / "encoder"
-  (code, stderr), = run_cases([("bert_tf.export_saved_model", [
-      "--task=encoder", "--checkpoint=" + CKPT, "--vocab_file=" + VOCAB,
-      "--max_seq_length=16", "--export_dir=%s" % export_dir])])
+  ((code, stderr),) = run_cases(
+    [
+      (
+        "bert_tf.export_saved_model",
+        [
+          "--task=encoder",
+          "--checkpoint=" + CKPT,
+          "--vocab_file=" + VOCAB,
+          "--max_seq_length=16",
+          "--export_dir=%s" % export_dir,
+        ],
+      )
+    ]
+  )
   assert code == 0, stderr[-2000:]
   return export_dir
-

@@ -19,12 +19,19 @@ from tests.conftest import REPO
 from tests.helpers.processes import run
 from tests.helpers.scripts import CLASSIFIER_EVAL
 
-_SCRIPTS = ("run_classifier.py", "run_squad.py", "run_pretraining.py",
-            "run_ner.py", "run_multiple_choice.py")
+_SCRIPTS = (
+  "run_classifier.py",
+  "run_squad.py",
+  "run_pretraining.py",
+  "run_ner.py",
+  "run_multiple_choice.py",
+)
 # Holds the lock of argv[1] until killed.
-_HOLDER = ("import sys, time; from bert_tf.io_utils import make_output_dir; "
-           "make_output_dir(sys.argv[1]); print('locked', flush=True); "
-           "time.sleep(600)")
+_HOLDER = (
+  "import sys, time; from bert_tf.io_utils import make_output_dir; "
+  "make_output_dir(sys.argv[1]); print('locked', flush=True); "
+  "time.sleep(600)"
+)
 
 
 def _one_error_line(stderr):
@@ -34,37 +41,62 @@ def _one_error_line(stderr):
 
 
 def _hold(folder):
-  holder = subprocess.Popen([sys.executable, "-c", _HOLDER, str(folder)],
-                            cwd=REPO, stdout=subprocess.PIPE, text=True)
+  holder = subprocess.Popen(
+    [sys.executable, "-c", _HOLDER, str(folder)],
+    cwd=REPO,
+    stdout=subprocess.PIPE,
+    text=True,
+  )
   assert holder.stdout.readline().strip() == "locked"
   return holder
 
 
 def test_a_second_run_on_a_locked_output_dir_fails_naming_the_holder(
-    tmp_path, flipped_data):
+  tmp_path, flipped_data
+):
   folder = tmp_path / "out"
   holder = _hold(folder)
   try:
     # The other scripts take the lock through the same call (next test).
-    result = run(["run_classifier.py", "--output_dir=%s" % folder,
-                  "--data_dir=%s" % flipped_data] +
-                 [a for a in CLASSIFIER_EVAL if not a.startswith(
-                     ("--eval_every", "--best", "--early"))])
+    result = run(
+      [
+        "run_classifier.py",
+        "--output_dir=%s" % folder,
+        "--data_dir=%s" % flipped_data,
+      ]
+      + [
+        a
+        for a in CLASSIFIER_EVAL
+        if not a.startswith(("--eval_every", "--best", "--early"))
+      ]
+    )
     assert result.returncode == 1
     line = _one_error_line(result.stderr)
-    assert line == ("ERROR: --output_dir=%s is in use by pid %d on %s; "
-                    "wait for it to end or use another --output_dir" %
-                    (folder, holder.pid, socket.gethostname()))
+    assert line == (
+      "ERROR: --output_dir=%s is in use by pid %d on %s; "
+      "wait for it to end or use another --output_dir"
+      % (folder, holder.pid, socket.gethostname())
+    )
     assert not list(folder.glob("ckpt-*")) and not list(
-        folder.glob("*.tf_record"))
+      folder.glob("*.tf_record")
+    )
   finally:
     holder.send_signal(signal.SIGKILL)
     holder.wait()
   # kill -9 released it: the next run takes the lock and trains.
-  result = run(["run_classifier.py", "--output_dir=%s" % folder,
-                "--data_dir=%s" % flipped_data, "--num_train_epochs=1"] +
-               [a for a in CLASSIFIER_EVAL if not a.startswith(
-                   ("--eval_every", "--best", "--early", "--num_train"))])
+  result = run(
+    [
+      "run_classifier.py",
+      "--output_dir=%s" % folder,
+      "--data_dir=%s" % flipped_data,
+      "--num_train_epochs=1",
+    ]
+    + [
+      a
+      for a in CLASSIFIER_EVAL
+      if not a.startswith(("--eval_every", "--best", "--early", "--num_train"))
+    ]
+  )
   assert result.returncode == 0, result.stderr[-3000:]
   assert (folder / "ckpt-4.index").exists()
 
@@ -83,15 +115,23 @@ def test_every_training_script_locks_its_output_dir():
 
 def _damage(path):
   data = path.read_bytes()
-  path.write_bytes(data[:len(data) // 2])
+  path.write_bytes(data[: len(data) // 2])
 
 
 def test_resume_from_a_damaged_checkpoint(tmp_path, flipped_data):
-  args = ["--data_dir=%s" % flipped_data, "--do_eval", "--eval_batch_size=8",
-          "--save_checkpoints_steps=4", "--num_train_epochs=2"] + [
-              a for a in CLASSIFIER_EVAL if not a.startswith(
-                  ("--eval_every", "--best", "--early", "--num_train",
-                   "--save_checkpoints"))]
+  args = [
+    "--data_dir=%s" % flipped_data,
+    "--do_eval",
+    "--eval_batch_size=8",
+    "--save_checkpoints_steps=4",
+    "--num_train_epochs=2",
+  ] + [
+    a
+    for a in CLASSIFIER_EVAL
+    if not a.startswith(
+      ("--eval_every", "--best", "--early", "--num_train", "--save_checkpoints")
+    )
+  ]
   clean, damaged = tmp_path / "clean", tmp_path / "damaged"
   result = run(["run_classifier.py", "--output_dir=%s" % clean] + args)
   assert result.returncode == 0, result.stderr[-3000:]
@@ -105,7 +145,8 @@ def test_resume_from_a_damaged_checkpoint(tmp_path, flipped_data):
   assert "Checkpoint %s is unreadable" % (damaged / "ckpt-8") in result.stderr
   assert "Resuming from checkpoint %s" % (damaged / "ckpt-4") in result.stderr
   assert (damaged / "eval_results.txt").read_text() == (
-      clean / "eval_results.txt").read_text()
+    clean / "eval_results.txt"
+  ).read_text()
 
   # Nothing intact: one line, nothing trained.
   for path in damaged.glob("ckpt-*.data-*"):
@@ -114,6 +155,7 @@ def test_resume_from_a_damaged_checkpoint(tmp_path, flipped_data):
   result = run(["run_classifier.py", "--output_dir=%s" % damaged] + args)
   assert result.returncode == 1
   line = _one_error_line(result.stderr)
-  assert line.startswith("ERROR: %s: no intact checkpoint to resume from" %
-                         damaged), line
+  assert line.startswith(
+    "ERROR: %s: no intact checkpoint to resume from" % damaged
+  ), line
   assert time.time() - start < 120

@@ -14,32 +14,42 @@ from tests.helpers.scripts import tokenizer_args
 
 
 def _takers(defined_flags, *names):
-  return sorted(e for e, f in defined_flags.items()
-                if all(n in f for n in names))
+  return sorted(
+    e for e, f in defined_flags.items() if all(n in f for n in names)
+  )
 
 
-def test_flags_another_option_makes_meaningless_are_refused(tmp_path,
-                                                            defined_flags):
+def test_flags_another_option_makes_meaningless_are_refused(
+  tmp_path, defined_flags
+):
   glue = {
-      "run_classifier": classifier_args(tmp_path / "c") + ["--do_train"],
-      "data_prep.classifier": [
-          "--task_name=mrpc", "--data_dir=%s" % (GLUE / "MRPC"),
-          "--split=train", "--vocab_file=" + VOCAB,
-          "--output_file=%s" % (tmp_path / "c.tfrecord")],
+    "run_classifier": classifier_args(tmp_path / "c") + ["--do_train"],
+    "data_prep.classifier": [
+      "--task_name=mrpc",
+      "--data_dir=%s" % (GLUE / "MRPC"),
+      "--split=train",
+      "--vocab_file=" + VOCAB,
+      "--output_file=%s" % (tmp_path / "c.tfrecord"),
+    ],
   }
   assert sorted(glue) == _takers(defined_flags, "multi_label", "task_name")
-  cases = [(e, glue[e] + [flag], [flag.split("=")[0], "--task_name=tsv"])
-           for e in sorted(glue)
-           for flag in ("--multi_label", "--label_column=2", "--regression")]
+  cases = [
+    (e, glue[e] + [flag], [flag.split("=")[0], "--task_name=tsv"])
+    for e in sorted(glue)
+    for flag in ("--multi_label", "--label_column=2", "--regression")
+  ]
   model = tmp_path / "m.model"
   model.write_bytes(b"unused")
   both = tokenizer_args(tmp_path)
-  assert sorted(both) == _takers(defined_flags, "spm_model_file",
-                                 "vocab_file")
-  cases += [(e, both[e] + ["--vocab_file=" + VOCAB,
-                           "--spm_model_file=%s" % model],
-             ["--spm_model_file=%s and --vocab_file=%s" % (model, VOCAB),
-              "give one"]) for e in sorted(both)]
+  assert sorted(both) == _takers(defined_flags, "spm_model_file", "vocab_file")
+  cases += [
+    (
+      e,
+      both[e] + ["--vocab_file=" + VOCAB, "--spm_model_file=%s" % model],
+      ["--spm_model_file=%s and --vocab_file=%s" % (model, VOCAB), "give one"],
+    )
+    for e in sorted(both)
+  ]
   outcomes = run_cases([(e, a) for e, a, _ in cases])
   for (entry, argv, culprits), outcome in zip(cases, outcomes):
     assert_one_error(outcome, *culprits, name="%s %s" % (entry, argv))
@@ -55,21 +65,43 @@ def test_suspicious_inputs_are_warned_about(tmp_path, tiny_export):
   empty.write_text("\n")
   out = tmp_path / "p.jsonl"
   small = write_config(tmp_path / "big_vocab.json", vocab_size=100)
-  outcomes = run_cases([
-      ("data_prep.ner", ["--input_file=%s" % iob1, "--vocab_file=" + VOCAB,
-                         "--output_file=%s" % (tmp_path / "n.tfrecord")]),
+  outcomes = run_cases(
+    [
+      (
+        "data_prep.ner",
+        [
+          "--input_file=%s" % iob1,
+          "--vocab_file=" + VOCAB,
+          "--output_file=%s" % (tmp_path / "n.tfrecord"),
+        ],
+      ),
       # run_ner reads every file before it checks the vocab: the warning
       # comes, then the (wanted) error of a 100-token config.
-      ("run_ner", ["--data_dir=%s" % data_dir, "--do_train",
-                   "--vocab_file=" + VOCAB, "--bert_config_file=" + small,
-                   "--output_dir=%s" % (tmp_path / "run")]),
-      ("bert_tf.predict", ["--export_dir=%s" % tiny_export,
-                           "--input_file=%s" % empty,
-                           "--output_file=%s" % out]),
-  ])
+      (
+        "run_ner",
+        [
+          "--data_dir=%s" % data_dir,
+          "--do_train",
+          "--vocab_file=" + VOCAB,
+          "--bert_config_file=" + small,
+          "--output_dir=%s" % (tmp_path / "run"),
+        ],
+      ),
+      (
+        "bert_tf.predict",
+        [
+          "--export_dir=%s" % tiny_export,
+          "--input_file=%s" % empty,
+          "--output_file=%s" % out,
+        ],
+      ),
+    ]
+  )
   for entry, (code, stderr) in zip(("data_prep.ner", "run_ner"), outcomes):
     assert "an IOB1 file read as IOB2? --tag_scheme=iob1" in stderr, (
-        entry, stderr[-2000:])
+      entry,
+      stderr[-2000:],
+    )
     assert "Traceback" not in stderr
   assert outcomes[0][0] == 0
   code, stderr = outcomes[2]

@@ -22,25 +22,44 @@ def test_a_full_disk_names_the_users_output(tmp_path):
     beam = ["--runner=DirectRunner", "--vocab_file=" + VOCAB]
     # entry point -> (argv, the output the line names)
     table = {
-        "bert_tf.export_saved_model": (
-            ["--task=encoder", "--checkpoint=" + CKPT, "--vocab_file=" + VOCAB,
-             "--max_seq_length=16", "--export_dir=%s" % export_dir],
-            "--export_dir=%s" % export_dir),
-        "data_prep.classifier": (
-            beam + ["--task_name=mrpc", "--data_dir=%s" % (GLUE / "MRPC"),
-                    "--split=train", "--max_seq_length=512",
-                    "--output_file=%s" % (full / "c.tfrecord")],
-            str(full / "c.tfrecord")),
-        "data_prep.create_pretraining_data": (
-            beam + ["--input_file=%s" % (REPO / "examples" / "data" /
-                                         "sample_text.txt"),
-                    "--dupe_factor=2",
-                    "--output_file=%s" % (full / "pt.tfrecord")],
-            str(full / "pt.tfrecord")),
-        "data_prep.ner": (
-            beam + ["--input_file=%s" % (FIXTURES / "ner" / "train.txt"),
-                    "--output_file=%s" % (full / "n.tfrecord")],
-            str(full / "n.tfrecord")),
+      "bert_tf.export_saved_model": (
+        [
+          "--task=encoder",
+          "--checkpoint=" + CKPT,
+          "--vocab_file=" + VOCAB,
+          "--max_seq_length=16",
+          "--export_dir=%s" % export_dir,
+        ],
+        "--export_dir=%s" % export_dir,
+      ),
+      "data_prep.classifier": (
+        beam
+        + [
+          "--task_name=mrpc",
+          "--data_dir=%s" % (GLUE / "MRPC"),
+          "--split=train",
+          "--max_seq_length=512",
+          "--output_file=%s" % (full / "c.tfrecord"),
+        ],
+        str(full / "c.tfrecord"),
+      ),
+      "data_prep.create_pretraining_data": (
+        beam
+        + [
+          "--input_file=%s" % (REPO / "examples" / "data" / "sample_text.txt"),
+          "--dupe_factor=2",
+          "--output_file=%s" % (full / "pt.tfrecord"),
+        ],
+        str(full / "pt.tfrecord"),
+      ),
+      "data_prep.ner": (
+        beam
+        + [
+          "--input_file=%s" % (FIXTURES / "ner" / "train.txt"),
+          "--output_file=%s" % (full / "n.tfrecord"),
+        ],
+        str(full / "n.tfrecord"),
+      ),
     }
     outcomes = run_cases([(e, argv) for e, (argv, _) in table.items()])
     for (entry, (_, culprit)), outcome in zip(table.items(), outcomes):
@@ -60,4 +79,5 @@ def test_graph_execution_errors_are_named_by_their_cause():
     lookup(tf.constant([12]))
   assert e.value.message.startswith("Graph execution error:")
   assert error_line(e.value) == (
-      "InvalidArgumentError: indices[0] = 12 is not in [0, 10)")
+    "InvalidArgumentError: indices[0] = 12 is not in [0, 10)"
+  )

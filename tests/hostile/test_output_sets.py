@@ -36,7 +36,11 @@ def test_a_set_is_published_whole_and_replaces_the_older_one(tmp_path):
     assert (tmp_path / "elsewhere.txt").read_text().startswith("not")
   # eval.json (not written this time) described the old predictions.
   assert sorted(os.listdir(tmp_path)) == [
-      "elsewhere.txt", "other.txt", "predictions.json", "raw.jsonl"]
+    "elsewhere.txt",
+    "other.txt",
+    "predictions.json",
+    "raw.jsonl",
+  ]
   assert (tmp_path / "raw.jsonl").read_text() == "new"
 
 
@@ -53,37 +57,55 @@ def test_a_failed_set_leaves_the_older_one_untouched(tmp_path):
 
 def test_run_ner_never_keeps_results_of_other_predictions(tmp_path):
   # Labelled test file: test_predictions.txt + test_results.txt.
-  process = start_run("run_ner.py", tmp_path, "--data_dir=%s" % NER_DATA,
-                      "--do_predict", "--labels=O,B-PER,I-PER,B-LOC,"
-                      "I-LOC,B-ORG,I-ORG,B-MISC,I-MISC")
+  process = start_run(
+    "run_ner.py",
+    tmp_path,
+    "--data_dir=%s" % NER_DATA,
+    "--do_predict",
+    "--labels=O,B-PER,I-PER,B-LOC,I-LOC,B-ORG,I-ORG,B-MISC,I-MISC",
+  )
   finish(process)
   assert (tmp_path / "test_results.txt").exists()
   # Words only: the old scores would describe predictions no longer there.
   process = start_run(
-      "run_ner.py", tmp_path, "--predict_file=%s" % (NER_DATA /
-                                                     "test_words.txt"),
-      "--do_predict", "--labels=O,B-PER,I-PER,B-LOC,I-LOC,B-ORG,I-ORG,"
-      "B-MISC,I-MISC")
+    "run_ner.py",
+    tmp_path,
+    "--predict_file=%s" % (NER_DATA / "test_words.txt"),
+    "--do_predict",
+    "--labels=O,B-PER,I-PER,B-LOC,I-LOC,B-ORG,I-ORG,B-MISC,I-MISC",
+  )
   finish(process)
   assert (tmp_path / "test_predictions.txt").exists()
   assert not (tmp_path / "test_results.txt").exists()
 
 
 def test_a_killed_runs_temp_files_are_cleaned_at_the_next_start(
-    tmp_path, flipped_data):
+  tmp_path, flipped_data
+):
   folder = tmp_path / "out"
   folder.mkdir()
-  stale = ["eval_results.txt.tmp-0123abcd", "pt.tfrecord-00000-of-00002"
-           ".tmp-shard"]
+  stale = [
+    "eval_results.txt.tmp-0123abcd",
+    "pt.tfrecord-00000-of-00002.tmp-shard",
+  ]
   for name in stale:
     (folder / name).write_text("left by a killed run")
   (folder / "ckpt-4_temp").mkdir()
   (folder / "ckpt-4_temp" / "part-00000-of-00001").write_text("half")
   (folder / "notes.tmp").write_text("the user's")
-  result = run(["run_classifier.py", "--output_dir=%s" % folder,
-                "--data_dir=%s" % flipped_data, "--num_train_epochs=1"] +
-               [a for a in CLASSIFIER_EVAL if not a.startswith(
-                   ("--eval_every", "--best", "--early", "--num_train"))])
+  result = run(
+    [
+      "run_classifier.py",
+      "--output_dir=%s" % folder,
+      "--data_dir=%s" % flipped_data,
+      "--num_train_epochs=1",
+    ]
+    + [
+      a
+      for a in CLASSIFIER_EVAL
+      if not a.startswith(("--eval_every", "--best", "--early", "--num_train"))
+    ]
+  )
   assert result.returncode == 0, result.stderr[-3000:]
   names = os.listdir(folder)
   assert not [n for n in names if n in stale or n == "ckpt-4_temp"]

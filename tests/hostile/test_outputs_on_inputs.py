@@ -26,15 +26,26 @@ def _inputs(tmp_path):
   prefix = tmp_path / "ckpt" / "bert_model.ckpt"
   prefix.parent.mkdir()
   (prefix.parent / "bert_model.ckpt.index").write_bytes(b"index")
-  cases = {name: (str(a_file), str(a_file), "same file as --%s" % name)
-           for name in flag_ranges.INPUT_FILE_FLAGS}
+  cases = {
+    name: (str(a_file), str(a_file), "same file as --%s" % name)
+    for name in flag_ranges.INPUT_FILE_FLAGS
+  }
   for name in flag_ranges.INPUT_MODEL_FLAGS:
-    cases[name] = (str(model_dir), str(model_dir / "saved_model.pb"),
-                   "inside --%s=%s" % (name, model_dir))
-    cases[name + "@prefix"] = (str(prefix), str(prefix) + ".index",
-                               "a file of --%s" % name)
-  return cases, [a_file, model_dir / "saved_model.pb",
-                 prefix.parent / "bert_model.ckpt.index"]
+    cases[name] = (
+      str(model_dir),
+      str(model_dir / "saved_model.pb"),
+      "inside --%s=%s" % (name, model_dir),
+    )
+    cases[name + "@prefix"] = (
+      str(prefix),
+      str(prefix) + ".index",
+      "a file of --%s" % name,
+    )
+  return cases, [
+    a_file,
+    model_dir / "saved_model.pb",
+    prefix.parent / "bert_model.ckpt.index",
+  ]
 
 
 def test_no_output_on_anything_a_command_reads(tmp_path, defined_flags):
@@ -48,15 +59,21 @@ def test_no_output_on_anything_a_command_reads(tmp_path, defined_flags):
       for key, (value, target, says) in inputs.items():
         name = key.split("@")[0]
         if name in flags and name != output:
-          cases.append((entry, ["--%s=%s" % (name, value),
-                                "--%s=%s" % (output, target)],
-                        ["--%s=%s" % (output, target), says]))
+          cases.append(
+            (
+              entry,
+              ["--%s=%s" % (name, value), "--%s=%s" % (output, target)],
+              ["--%s=%s" % (output, target), says],
+            )
+          )
   # A conversion into the folder of the model it converts.
-  cases.append(("bert_tf.convert_checkpoint",
-                ["--input=%s" % CKPT,
-                 "--output_dir=%s" % (ENCODER / "ckpt_b")],
-                ["--output_dir=%s" % (ENCODER / "ckpt_b"),
-                 "is the folder of --input"]))
+  cases.append(
+    (
+      "bert_tf.convert_checkpoint",
+      ["--input=%s" % CKPT, "--output_dir=%s" % (ENCODER / "ckpt_b")],
+      ["--output_dir=%s" % (ENCODER / "ckpt_b"), "is the folder of --input"],
+    )
+  )
   assert len({c[0] for c in cases}) >= 8, cases  # most commands have one
   outcomes = run_cases([(e, a) for e, a, _ in cases])
   for (entry, argv, culprits), outcome in zip(cases, outcomes):
@@ -75,16 +92,33 @@ def test_output_sets_replace_earlier_sets(tmp_path):
     (out / name).write_text("earlier\n")
   for i in range(2):
     tfrecord_file.write_tfrecord_file(
-        "%s-%05d-of-00002" % (out / "train.tf_record", i), [b"old"])
-  outcomes = run_cases([
-      ("bert_tf.convert_checkpoint",  # ckpt_b has no vocab.txt
-       ["--input=%s" % CKPT, "--output_dir=%s" % out]),
-      ("data_prep.classifier",
-       ["--task_name=mrpc", "--data_dir=%s" % (GLUE / "MRPC"),
-        "--split=train", "--vocab_file=" + VOCAB,
-        "--output_file=%s" % (out / "train.tf_record")])])
+      "%s-%05d-of-00002" % (out / "train.tf_record", i), [b"old"]
+    )
+  outcomes = run_cases(
+    [
+      (
+        "bert_tf.convert_checkpoint",  # ckpt_b has no vocab.txt
+        ["--input=%s" % CKPT, "--output_dir=%s" % out],
+      ),
+      (
+        "data_prep.classifier",
+        [
+          "--task_name=mrpc",
+          "--data_dir=%s" % (GLUE / "MRPC"),
+          "--split=train",
+          "--vocab_file=" + VOCAB,
+          "--output_file=%s" % (out / "train.tf_record"),
+        ],
+      ),
+    ]
+  )
   for outcome in outcomes:
     assert outcome[0] == 0, outcome[1][-2000:]
   assert sorted(p.name for p in out.iterdir()) == [
-      "bert_config.json", "bert_model.ckpt.data-00000-of-00001",
-      "bert_model.ckpt.index", "checkpoint", "notes.md", "train.tf_record"]
+    "bert_config.json",
+    "bert_model.ckpt.data-00000-of-00001",
+    "bert_model.ckpt.index",
+    "checkpoint",
+    "notes.md",
+    "train.tf_record",
+  ]

@@ -51,34 +51,55 @@ def test_training_inputs_that_poison_the_model(tmp_path):
   nan = _stsb_with_label(tmp_path, "nan")
   big = _stsb_with_label(tmp_path, "1e39")
   cases = {
-      # Adam at this rate overflows the weights within the run.
-      "loss_goes_non_finite": (
-          classifier_args(out) + ["--do_train", "--learning_rate=1e30",
-                                  "--num_train_epochs=3"],
-          ["training loss is", "--learning_rate"]),
-      "nan_stsb_label": (
-          classifier_args(out, data_dir=nan, task="STS-B") + ["--do_train"],
-          ["%s:3:" % (nan / "train.tsv"), "'nan'"]),
-      "float32_overflowing_label": (
-          classifier_args(out, data_dir=big, task="STS-B") + ["--do_train"],
-          ["%s:3:" % (big / "train.tsv"), "'1e39'"]),
-      "zero_layer_model": (
-          classifier_args(out, config=write_config(
-              tmp_path / "l.json", num_hidden_layers=-1)) + ["--do_train"],
-          [str(tmp_path / "l.json"), "'num_hidden_layers'"]),
-      "heads_do_not_divide_hidden": (
-          classifier_args(out, config=write_config(
-              tmp_path / "h.json", num_attention_heads=3)) + ["--do_train"],
-          [str(tmp_path / "h.json"), "'hidden_size'"]),
+    # Adam at this rate overflows the weights within the run.
+    "loss_goes_non_finite": (
+      classifier_args(out)
+      + ["--do_train", "--learning_rate=1e30", "--num_train_epochs=3"],
+      ["training loss is", "--learning_rate"],
+    ),
+    "nan_stsb_label": (
+      classifier_args(out, data_dir=nan, task="STS-B") + ["--do_train"],
+      ["%s:3:" % (nan / "train.tsv"), "'nan'"],
+    ),
+    "float32_overflowing_label": (
+      classifier_args(out, data_dir=big, task="STS-B") + ["--do_train"],
+      ["%s:3:" % (big / "train.tsv"), "'1e39'"],
+    ),
+    "zero_layer_model": (
+      classifier_args(
+        out, config=write_config(tmp_path / "l.json", num_hidden_layers=-1)
+      )
+      + ["--do_train"],
+      [str(tmp_path / "l.json"), "'num_hidden_layers'"],
+    ),
+    "heads_do_not_divide_hidden": (
+      classifier_args(
+        out, config=write_config(tmp_path / "h.json", num_attention_heads=3)
+      )
+      + ["--do_train"],
+      [str(tmp_path / "h.json"), "'hidden_size'"],
+    ),
   }
-  outcomes = run_cases([("run_classifier", a) for a, _ in cases.values()] + [
-      ("run_multiple_choice",
-       ["--data_dir=%s" % (FIXTURES / "swag"), "--do_train",
-        "--vocab_file=" + VOCAB, "--output_dir=%s" % out,
-        "--bert_config_file=%s" % write_config(tmp_path / "z.json",
-                                               num_hidden_layers=0)])])
-  cases["zero_layer_multiple_choice"] = (None, ["z.json",
-                                                "'num_hidden_layers'"])
+  outcomes = run_cases(
+    [("run_classifier", a) for a, _ in cases.values()]
+    + [
+      (
+        "run_multiple_choice",
+        [
+          "--data_dir=%s" % (FIXTURES / "swag"),
+          "--do_train",
+          "--vocab_file=" + VOCAB,
+          "--output_dir=%s" % out,
+          "--bert_config_file=%s"
+          % write_config(tmp_path / "z.json", num_hidden_layers=0),
+        ],
+      )
+    ]
+  )
+  cases["zero_layer_multiple_choice"] = (
+    None,
+    ["z.json", "'num_hidden_layers'"],
+  )
   for (name, (_, culprits)), outcome in zip(cases.items(), outcomes):
     assert_one_error(outcome, *culprits, name=name)
   # The poisoned run saved nothing.
@@ -87,52 +108,98 @@ def test_training_inputs_that_poison_the_model(tmp_path):
 
 def test_no_output_is_written_over_an_input(tmp_path):
   files = {}
-  for name, source in (("text", EXTRACT_INPUT), ("corpus", SAMPLE_TEXT),
-                       ("tsv", GLUE / "MRPC" / "train.tsv")):
+  for name, source in (
+    ("text", EXTRACT_INPUT),
+    ("corpus", SAMPLE_TEXT),
+    ("tsv", GLUE / "MRPC" / "train.tsv"),
+  ):
     files[name] = tmp_path / name
     shutil.copy(source, files[name])
   squad = tmp_path / "squad.json"
-  squad.write_bytes(gzip.decompress(
-      (FIXTURES / "squad" / "small_v1.json.gz").read_bytes()))
+  squad.write_bytes(
+    gzip.decompress((FIXTURES / "squad" / "small_v1.json.gz").read_bytes())
+  )
   files["squad"] = squad
   link = tmp_path / "link_to_text"
   link.symlink_to(files["text"])
   vocab_copy = tmp_path / "vocab.txt"
   shutil.copy(VOCAB, vocab_copy)
   before = {name: _digest(path) for name, path in files.items()}
-  extract = ["--vocab_file=" + VOCAB, "--init_checkpoint=" + CKPT,
-             "--bert_config_file=%s" % write_config(tmp_path / "c.json")]
+  extract = [
+    "--vocab_file=" + VOCAB,
+    "--init_checkpoint=" + CKPT,
+    "--bert_config_file=%s" % write_config(tmp_path / "c.json"),
+  ]
   cases = [
-      ("extract_features", ["--input_file=%s" % files["text"],
-                            "--output_file=%s" % files["text"]] + extract,
-       "--input_file"),
-      ("extract_features", ["--input_file=%s" % files["text"],
-                            "--output_file=%s" % link] + extract,
-       "--input_file"),
-      ("extract_features", ["--input_file=%s" % files["text"],
-                            "--output_file=%s" % vocab_copy,
-                            "--vocab_file=%s" % vocab_copy] + extract[1:],
-       "--vocab_file"),
-      ("data_prep.create_pretraining_data",
-       ["--input_file=%s,%s" % (files["text"], files["corpus"]),
-        "--output_file=%s" % files["corpus"], "--vocab_file=" + VOCAB],
-       "--input_file"),
-      ("data_prep.squad", ["--input_file=%s" % squad, "--vocab_file=" + VOCAB,
-                           "--output_file=%s" % squad], "--input_file"),
-      ("data_prep.classifier",
-       ["--task_name=mrpc", "--data_dir=%s" % (GLUE / "MRPC"),
-        "--split=train", "--input_file=%s" % files["tsv"],
-        "--vocab_file=" + VOCAB, "--output_file=%s" % files["tsv"]],
-       "--input_file"),
-      ("bert_tf.predict", ["--export_dir=%s" % tmp_path,
-                           "--input_file=%s" % files["text"],
-                           "--output_file=%s" % files["text"]],
-       "--input_file"),
+    (
+      "extract_features",
+      ["--input_file=%s" % files["text"], "--output_file=%s" % files["text"]]
+      + extract,
+      "--input_file",
+    ),
+    (
+      "extract_features",
+      ["--input_file=%s" % files["text"], "--output_file=%s" % link] + extract,
+      "--input_file",
+    ),
+    (
+      "extract_features",
+      [
+        "--input_file=%s" % files["text"],
+        "--output_file=%s" % vocab_copy,
+        "--vocab_file=%s" % vocab_copy,
+      ]
+      + extract[1:],
+      "--vocab_file",
+    ),
+    (
+      "data_prep.create_pretraining_data",
+      [
+        "--input_file=%s,%s" % (files["text"], files["corpus"]),
+        "--output_file=%s" % files["corpus"],
+        "--vocab_file=" + VOCAB,
+      ],
+      "--input_file",
+    ),
+    (
+      "data_prep.squad",
+      [
+        "--input_file=%s" % squad,
+        "--vocab_file=" + VOCAB,
+        "--output_file=%s" % squad,
+      ],
+      "--input_file",
+    ),
+    (
+      "data_prep.classifier",
+      [
+        "--task_name=mrpc",
+        "--data_dir=%s" % (GLUE / "MRPC"),
+        "--split=train",
+        "--input_file=%s" % files["tsv"],
+        "--vocab_file=" + VOCAB,
+        "--output_file=%s" % files["tsv"],
+      ],
+      "--input_file",
+    ),
+    (
+      "bert_tf.predict",
+      [
+        "--export_dir=%s" % tmp_path,
+        "--input_file=%s" % files["text"],
+        "--output_file=%s" % files["text"],
+      ],
+      "--input_file",
+    ),
   ]
   outcomes = run_cases([(e, a) for e, a, _ in cases])
   for (entry, argv, input_flag), outcome in zip(cases, outcomes):
-    assert_one_error(outcome, "--output_file=", "is the same file as %s" %
-                     input_flag, name=" ".join([entry] + argv))
+    assert_one_error(
+      outcome,
+      "--output_file=",
+      "is the same file as %s" % input_flag,
+      name=" ".join([entry] + argv),
+    )
   assert before == {name: _digest(path) for name, path in files.items()}
 
 
@@ -140,68 +207,102 @@ def test_empty_and_non_utf8_inputs(tmp_path):
   empty = tmp_path / "empty.txt"
   empty.write_text("")
   utf16 = tmp_path / "utf16.txt"
-  utf16.write_bytes(SAMPLE_TEXT.read_text(encoding="utf-8").encode(
-      "utf-16-le"))
+  utf16.write_bytes(SAMPLE_TEXT.read_text(encoding="utf-8").encode("utf-16-le"))
   latin1 = tmp_path / "latin1.txt"
   latin1.write_bytes("first line\nCaf\xe9 au lait\n".encode("latin-1"))
   tsv16 = tmp_path / "MRPC16"
   tsv16.mkdir()
   (tsv16 / "train.tsv").write_bytes(
-      (GLUE / "MRPC" / "train.tsv").read_text(encoding="utf-8-sig").encode(
-          "utf-16-le"))
+    (GLUE / "MRPC" / "train.tsv")
+    .read_text(encoding="utf-8-sig")
+    .encode("utf-16-le")
+  )
   conll16 = tmp_path / "conll16"
   conll16.mkdir()
   (conll16 / "train.txt").write_bytes(
-      (FIXTURES / "ner" / "train.txt").read_text(encoding="utf-8").encode(
-          "utf-16-le"))
+    (FIXTURES / "ner" / "train.txt")
+    .read_text(encoding="utf-8")
+    .encode("utf-16-le")
+  )
   vocab16 = tmp_path / "vocab16.txt"
-  vocab16.write_bytes(open(VOCAB, "rb").read().decode("utf-8").encode(
-      "utf-16"))
+  vocab16.write_bytes(open(VOCAB, "rb").read().decode("utf-8").encode("utf-16"))
   corpus = ["--vocab_file=" + VOCAB, "--output_file=%s" % (tmp_path / "o")]
   cases = {
-      "empty_extract_input": (
-          "extract_features",
-          ["--input_file=%s" % empty, "--output_file=%s" % (tmp_path / "f"),
-           "--vocab_file=" + VOCAB, "--init_checkpoint=" + CKPT,
-           "--bert_config_file=%s" % write_config(tmp_path / "c.json")],
-          ["--input_file=%s" % empty, "no lines"]),
-      "utf16_corpus": (
-          "data_prep.create_pretraining_data",
-          ["--input_file=%s" % utf16] + corpus, ["%s:1:" % utf16, "NUL"]),
-      "latin1_corpus": (
-          "data_prep.create_pretraining_data",
-          ["--input_file=%s" % latin1] + corpus,
-          ["%s:2:" % latin1, "not UTF-8"]),
-      "utf16_tsv": (
-          "data_prep.classifier",
-          ["--task_name=mrpc", "--data_dir=%s" % tsv16, "--split=train",
-           "--vocab_file=" + VOCAB, "--output_file=%s" % (tmp_path / "t")],
-          [str(tsv16 / "train.tsv"), "NUL"]),
-      "utf16_conll": (
-          "run_ner",
-          ["--data_dir=%s" % conll16, "--do_train", "--vocab_file=" + VOCAB,
-           "--bert_config_file=%s" % write_config(tmp_path / "c.json"),
-           "--output_dir=%s" % (tmp_path / "ner")],
-          ["%s:1:" % (conll16 / "train.txt"), "NUL"]),
-      "utf16_vocab": (
-          "data_prep.create_pretraining_data",
-          ["--input_file=%s" % SAMPLE_TEXT, "--vocab_file=%s" % vocab16,
-           "--output_file=%s" % (tmp_path / "o")],
-          ["%s:1:" % vocab16, "not UTF-8"]),
+    "empty_extract_input": (
+      "extract_features",
+      [
+        "--input_file=%s" % empty,
+        "--output_file=%s" % (tmp_path / "f"),
+        "--vocab_file=" + VOCAB,
+        "--init_checkpoint=" + CKPT,
+        "--bert_config_file=%s" % write_config(tmp_path / "c.json"),
+      ],
+      ["--input_file=%s" % empty, "no lines"],
+    ),
+    "utf16_corpus": (
+      "data_prep.create_pretraining_data",
+      ["--input_file=%s" % utf16] + corpus,
+      ["%s:1:" % utf16, "NUL"],
+    ),
+    "latin1_corpus": (
+      "data_prep.create_pretraining_data",
+      ["--input_file=%s" % latin1] + corpus,
+      ["%s:2:" % latin1, "not UTF-8"],
+    ),
+    "utf16_tsv": (
+      "data_prep.classifier",
+      [
+        "--task_name=mrpc",
+        "--data_dir=%s" % tsv16,
+        "--split=train",
+        "--vocab_file=" + VOCAB,
+        "--output_file=%s" % (tmp_path / "t"),
+      ],
+      [str(tsv16 / "train.tsv"), "NUL"],
+    ),
+    "utf16_conll": (
+      "run_ner",
+      [
+        "--data_dir=%s" % conll16,
+        "--do_train",
+        "--vocab_file=" + VOCAB,
+        "--bert_config_file=%s" % write_config(tmp_path / "c.json"),
+        "--output_dir=%s" % (tmp_path / "ner"),
+      ],
+      ["%s:1:" % (conll16 / "train.txt"), "NUL"],
+    ),
+    "utf16_vocab": (
+      "data_prep.create_pretraining_data",
+      [
+        "--input_file=%s" % SAMPLE_TEXT,
+        "--vocab_file=%s" % vocab16,
+        "--output_file=%s" % (tmp_path / "o"),
+      ],
+      ["%s:1:" % vocab16, "not UTF-8"],
+    ),
   }
   outcomes = run_cases([(e, a) for e, a, _ in cases.values()])
   for (name, (_, _, culprits)), outcome in zip(cases.items(), outcomes):
     assert_one_error(outcome, *culprits, name=name)
   assert sorted(os.listdir(tmp_path)) == sorted(
-      ["empty.txt", "utf16.txt", "latin1.txt", "MRPC16", "conll16",
-       "vocab16.txt", "c.json"])
+    [
+      "empty.txt",
+      "utf16.txt",
+      "latin1.txt",
+      "MRPC16",
+      "conll16",
+      "vocab16.txt",
+      "c.json",
+    ]
+  )
 
 
 def _squad_slice(tmp_path):
   """Three questions of the SQuAD fixture, contexts long enough for several
   64-token windows."""
-  data = json.loads(gzip.decompress(
-      (FIXTURES / "squad" / "small_v1.json.gz").read_bytes()))
+  data = json.loads(
+    gzip.decompress((FIXTURES / "squad" / "small_v1.json.gz").read_bytes())
+  )
   paragraph = data["data"][0]["paragraphs"][0]
   paragraph["qas"] = paragraph["qas"][:3]
   data["data"] = [{"title": "t", "paragraphs": [paragraph]}]
@@ -216,33 +317,68 @@ def test_squad_logits_are_not_rescored_with_other_windows(tmp_path):
   settings = {"max_seq_length": 64, "doc_stride": 32, "max_query_length": 16}
   features = []
   convert_examples_to_features(
-      read_squad_examples(str(dev), False, False),
-      tokenization.FullTokenizer(vocab, True), settings["max_seq_length"],
-      settings["doc_stride"], settings["max_query_length"], False,
-      features.append)
+    read_squad_examples(str(dev), False, False),
+    tokenization.FullTokenizer(vocab, True),
+    settings["max_seq_length"],
+    settings["doc_stride"],
+    settings["max_query_length"],
+    False,
+    features.append,
+  )
   assert len(features) > 3  # several windows per context
-  results = [postprocess.RawResult(f.unique_id, [0.0] * 64, [0.0] * 64)
-             for f in features]
+  results = [
+    postprocess.RawResult(f.unique_id, [0.0] * 64, [0.0] * 64) for f in features
+  ]
   recorded = tmp_path / "run" / "raw_results.jsonl"
   postprocess.write_raw_results(str(recorded), results, settings)
   bare = tmp_path / "bare" / "raw_results.jsonl"  # no settings file
   postprocess.write_raw_results(str(bare), results)
-  common = ["--predict_file=%s" % dev, "--vocab_file=" + vocab,
-            "--max_seq_length=64", "--output_dir=%s" % (tmp_path / "out")]
-  outcomes = run_cases([
-      ("data_prep.squad_predictions", common + [
-          "--raw_results_file=%s" % recorded, "--doc_stride=32",
-          "--max_query_length=16"]),
-      ("data_prep.squad_predictions", common + [
-          "--raw_results_file=%s" % recorded, "--doc_stride=16",
-          "--max_query_length=16"]),
-      ("data_prep.squad_predictions", common + [
-          "--raw_results_file=%s" % recorded, "--doc_stride=32",
-          "--max_query_length=24"]),
-      ("data_prep.squad_predictions", common + [
-          "--raw_results_file=%s" % bare, "--doc_stride=16",
-          "--max_query_length=16"]),
-  ])
+  common = [
+    "--predict_file=%s" % dev,
+    "--vocab_file=" + vocab,
+    "--max_seq_length=64",
+    "--output_dir=%s" % (tmp_path / "out"),
+  ]
+  outcomes = run_cases(
+    [
+      (
+        "data_prep.squad_predictions",
+        common
+        + [
+          "--raw_results_file=%s" % recorded,
+          "--doc_stride=32",
+          "--max_query_length=16",
+        ],
+      ),
+      (
+        "data_prep.squad_predictions",
+        common
+        + [
+          "--raw_results_file=%s" % recorded,
+          "--doc_stride=16",
+          "--max_query_length=16",
+        ],
+      ),
+      (
+        "data_prep.squad_predictions",
+        common
+        + [
+          "--raw_results_file=%s" % recorded,
+          "--doc_stride=32",
+          "--max_query_length=24",
+        ],
+      ),
+      (
+        "data_prep.squad_predictions",
+        common
+        + [
+          "--raw_results_file=%s" % bare,
+          "--doc_stride=16",
+          "--max_query_length=16",
+        ],
+      ),
+    ]
+  )
   assert outcomes[0][0] == 0, outcomes[0][1][-2000:]
   assert_one_error(outcomes[1], str(recorded), "--doc_stride=32, not 16")
   assert_one_error(outcomes[2], str(recorded), "--max_query_length=16, not 24")
@@ -256,35 +392,57 @@ def test_train_records_that_do_not_fit_the_run(tmp_path):
   tokenizer = tokenization.FullTokenizer(VOCAB, True)
   sentences = conll.read_conll(str(FIXTURES / "ner" / "train.txt"))
   ner = tmp_path / "ner.tf_record"
-  write_windows(str(ner), Featurizer(tokenizer, conll.label_list(sentences),
-                                     24).windows(sentences), 24)
+  write_windows(
+    str(ner),
+    Featurizer(tokenizer, conll.label_list(sentences), 24).windows(sentences),
+    24,
+  )
   mc = tmp_path / "mc.tf_record"
   mc_features.write_records(
-      mc_examples.read_examples(str(FIXTURES / "swag" / "train.csv"),
-                                "train"), 32, tokenizer, str(mc))
-  common = ["--do_train", "--vocab_file=" + VOCAB,
-            "--bert_config_file=%s" % write_config(tmp_path / "c.json"),
-            "--output_dir=%s" % (tmp_path / "out")]
+    mc_examples.read_examples(str(FIXTURES / "swag" / "train.csv"), "train"),
+    32,
+    tokenizer,
+    str(mc),
+  )
+  common = [
+    "--do_train",
+    "--vocab_file=" + VOCAB,
+    "--bert_config_file=%s" % write_config(tmp_path / "c.json"),
+    "--output_dir=%s" % (tmp_path / "out"),
+  ]
   cases = {
-      "fewer_labels": (
-          "run_ner", common + ["--train_records=%s" % ner,
-                               "--labels=O,B-PER,I-PER",
-                               "--max_seq_length=24"],
-          ["ERROR: --train_records: %s: record " % ner,
-           "outside label_ids in [0, 3)"]),
-      "no_labels": (
-          "run_ner", common + ["--train_records=%s" % ner,
-                               "--max_seq_length=24"],
-          ["--train_records needs --labels"]),
-      "other_seq_length": (
-          "run_multiple_choice", common + ["--train_records=%s" % mc,
-                                           "--max_seq_length=16"],
-          ["ERROR: --train_records=%s: input_ids are not choices of "
-           "--max_seq_length=16, each starting with [CLS]" % mc]),
-      "without_do_train": (
-          "run_classifier", classifier_args(tmp_path / "out") + [
-              "--do_eval", "--train_records=%s" % mc],
-          ["--train_records needs --do_train"]),
+    "fewer_labels": (
+      "run_ner",
+      common
+      + [
+        "--train_records=%s" % ner,
+        "--labels=O,B-PER,I-PER",
+        "--max_seq_length=24",
+      ],
+      [
+        "ERROR: --train_records: %s: record " % ner,
+        "outside label_ids in [0, 3)",
+      ],
+    ),
+    "no_labels": (
+      "run_ner",
+      common + ["--train_records=%s" % ner, "--max_seq_length=24"],
+      ["--train_records needs --labels"],
+    ),
+    "other_seq_length": (
+      "run_multiple_choice",
+      common + ["--train_records=%s" % mc, "--max_seq_length=16"],
+      [
+        "ERROR: --train_records=%s: input_ids are not choices of "
+        "--max_seq_length=16, each starting with [CLS]" % mc
+      ],
+    ),
+    "without_do_train": (
+      "run_classifier",
+      classifier_args(tmp_path / "out")
+      + ["--do_eval", "--train_records=%s" % mc],
+      ["--train_records needs --do_train"],
+    ),
   }
   outcomes = run_cases([(e, a) for e, a, _ in cases.values()])
   for (name, (_, _, culprits)), outcome in zip(cases.items(), outcomes):

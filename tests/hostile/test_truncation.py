@@ -21,20 +21,26 @@ _SECOND = 12 + 30 + 4  # where record 2 starts
 def _damaged(kind):
   """The framed records, damaged as `kind` says."""
   if kind == "cut_in_header":
-    return _WHOLE[:_SECOND + 5]
+    return _WHOLE[: _SECOND + 5]
   if kind == "cut_in_data":
-    return _WHOLE[:_SECOND + 12 + 10]
+    return _WHOLE[: _SECOND + 12 + 10]
   raw = bytearray(_WHOLE)
   raw[_SECOND] ^= 0x01  # record 2's length no longer matches its checksum
   return bytes(raw)
 
 
-@pytest.mark.parametrize("kind,count,problem", [
+@pytest.mark.parametrize(
+  "kind,count,problem",
+  [
     ("cut_in_header", 1, "cut inside the header of record 2 (byte 46 of 51"),
-    ("cut_in_data", 1, "cut inside record 2 (it needs 112 bytes, the file "
-     "has 68"),
+    (
+      "cut_in_data",
+      1,
+      "cut inside record 2 (it needs 112 bytes, the file has 68",
+    ),
     ("bad_length", 1, "record 2 has a damaged length (byte 46)"),
-])
+  ],
+)
 def test_framing_walk(tmp_path, kind, count, problem):
   path = tmp_path / "r.tfrecord"
   path.write_bytes(_WHOLE)
@@ -44,29 +50,43 @@ def test_framing_walk(tmp_path, kind, count, problem):
   assert found == count and message.startswith(problem), message
 
 
-def test_every_train_records_command_refuses_a_cut_file(tmp_path,
-                                                        defined_flags):
+def test_every_train_records_command_refuses_a_cut_file(
+  tmp_path, defined_flags
+):
   cut = tmp_path / "train.tf_record-00001-of-00002"
   cut.write_bytes(_damaged("cut_in_header"))
   whole = tmp_path / "train.tf_record-00000-of-00002"
   whole.write_bytes(_WHOLE)
   records = "--train_records=%s" % (tmp_path / "train.tf_record-*")
-  model = ["--vocab_file=" + VOCAB, "--do_train", records,
-           "--bert_config_file=%s" % (ENCODER_DIR / "ckpt_b" /
-                                      "bert_config.json")]
+  model = [
+    "--vocab_file=" + VOCAB,
+    "--do_train",
+    records,
+    "--bert_config_file=%s" % (ENCODER_DIR / "ckpt_b" / "bert_config.json"),
+  ]
   table = {
-      "run_classifier": classifier_args(tmp_path / "c") + [
-          "--do_train", records],
-      "run_squad": model + ["--output_dir=%s" % (tmp_path / "s")],
-      "run_ner": model + ["--data_dir=%s" % (FIXTURES / "ner"),
-                          "--labels=O,B-PER,I-PER",
-                          "--output_dir=%s" % (tmp_path / "n")],
-      "run_multiple_choice": model + ["--data_dir=%s" % (FIXTURES / "swag"),
-                                      "--output_dir=%s" % (tmp_path / "m")],
+    "run_classifier": classifier_args(tmp_path / "c") + ["--do_train", records],
+    "run_squad": model + ["--output_dir=%s" % (tmp_path / "s")],
+    "run_ner": model
+    + [
+      "--data_dir=%s" % (FIXTURES / "ner"),
+      "--labels=O,B-PER,I-PER",
+      "--output_dir=%s" % (tmp_path / "n"),
+    ],
+    "run_multiple_choice": model
+    + [
+      "--data_dir=%s" % (FIXTURES / "swag"),
+      "--output_dir=%s" % (tmp_path / "m"),
+    ],
   }
   takers = sorted(e for e, f in defined_flags.items() if "train_records" in f)
   assert sorted(table) == takers  # a new command needs a row here
   outcomes = run_cases([(e, table[e]) for e in takers])
   for entry, outcome in zip(takers, outcomes):
-    assert_one_error(outcome, "--train_records", str(cut),
-                     "cut inside the header of record 2", name=entry)
+    assert_one_error(
+      outcome,
+      "--train_records",
+      str(cut),
+      "cut inside the header of record 2",
+      name=entry,
+    )

@@ -11,17 +11,28 @@ from bert_tf.modeling.bert_config import BertConfig
 
 def test_defaults_are_the_originals():
   c = BertConfig(vocab_size=99)
-  assert (c.hidden_size, c.num_hidden_layers, c.num_attention_heads,
-          c.intermediate_size, c.hidden_act, c.hidden_dropout_prob,
-          c.attention_probs_dropout_prob, c.max_position_embeddings,
-          c.type_vocab_size, c.initializer_range) == (
-              768, 12, 12, 3072, "gelu", 0.1, 0.1, 512, 16, 0.02)
+  assert (
+    c.hidden_size,
+    c.num_hidden_layers,
+    c.num_attention_heads,
+    c.intermediate_size,
+    c.hidden_act,
+    c.hidden_dropout_prob,
+    c.attention_probs_dropout_prob,
+    c.max_position_embeddings,
+    c.type_vocab_size,
+    c.initializer_range,
+  ) == (768, 12, 12, 3072, "gelu", 0.1, 0.1, 512, 16, 0.02)
 
 
 def test_unknown_keys_are_kept_and_written_back(tmp_path):
-  data = {"vocab_size": 119547, "directionality": "bidi",
-          "pooler_fc_size": 768, "pooler_type": "first_token_transform",
-          "type_vocab_size": 2}
+  data = {
+    "vocab_size": 119547,
+    "directionality": "bidi",
+    "pooler_fc_size": 768,
+    "pooler_type": "first_token_transform",
+    "type_vocab_size": 2,
+  }
   path = tmp_path / "bert_config.json"
   path.write_text(json.dumps(data))
   c = BertConfig.from_json_file(str(path))
@@ -31,8 +42,7 @@ def test_unknown_keys_are_kept_and_written_back(tmp_path):
   assert back["pooler_type"] == "first_token_transform"
   assert BertConfig.from_dict(back) == c
   # Original format: indent 2, sorted keys, trailing newline.
-  assert c.to_json_string() == json.dumps(back, indent=2,
-                                          sort_keys=True) + "\n"
+  assert c.to_json_string() == json.dumps(back, indent=2, sort_keys=True) + "\n"
 
 
 @pytest.mark.parametrize("content", [None, "{not json", "[1, 2]", "{}"])

@@ -26,9 +26,11 @@ def _outputs(name):
   _, encoder, heads, report = load_golden(name)
   inputs = golden_inputs()
   out = encoder(inputs)
-  got = {"embedding_output": out["embedding_output"],
-         "sequence_output": out["sequence_output"],
-         "pooled_output": out["pooled_output"]}
+  got = {
+    "embedding_output": out["embedding_output"],
+    "sequence_output": out["sequence_output"],
+    "pooled_output": out["pooled_output"],
+  }
   for i, layer in enumerate(out["encoder_outputs"]):
     got["layer_%d" % i] = layer
   start, end = heads["squad"](out["sequence_output"])
@@ -36,8 +38,7 @@ def _outputs(name):
   if "masked_lm" in heads:
     batch, seq = inputs["input_ids"].shape
     positions = np.tile(np.arange(seq), (batch, 1))
-    got["mlm_log_probs"] = heads["masked_lm"](out["sequence_output"],
-                                              positions)
+    got["mlm_log_probs"] = heads["masked_lm"](out["sequence_output"], positions)
     got["nsp_log_probs"] = heads["next_sentence"](out["pooled_output"])
     logits = heads["classifier"](out["pooled_output"], training=False)
     got["classifier_logits"] = logits
@@ -52,8 +53,9 @@ def test_matches_original(name):
   assert sorted(got) == sorted(expected.files)
   for key in expected.files:
     atol = _TIGHT if key.startswith(("nsp", "squad", "classifier")) else _LOOSE
-    np.testing.assert_allclose(np.asarray(got[key]), expected[key], rtol=0,
-                               atol=atol, err_msg=key)
+    np.testing.assert_allclose(
+      np.asarray(got[key]), expected[key], rtol=0, atol=atol, err_msg=key
+    )
 
 
 def test_ckpt_b_skips_optimizer_state():
@@ -67,17 +69,25 @@ def test_ckpt_b_skips_optimizer_state():
 
 def test_gelu_forms():
   x = np.array([-3.0, -1.0, 0.5, 2.0], np.float32)
-  tanh_form = 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) *
-                                     (x + 0.044715 * x**3)))
+  tanh_form = (
+    0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3)))
+  )
   erf_form = 0.5 * x * (1 + np.array([math.erf(v / math.sqrt(2)) for v in x]))
   np.testing.assert_allclose(np.asarray(gelu(x)), tanh_form, atol=1e-6)
   np.testing.assert_allclose(np.asarray(gelu_exact(x)), erf_form, atol=1e-6)
 
 
 def _tiny_config(**kwargs):
-  return BertConfig(vocab_size=50, hidden_size=16, num_hidden_layers=2,
-                    num_attention_heads=4, intermediate_size=32,
-                    max_position_embeddings=12, type_vocab_size=2, **kwargs)
+  return BertConfig(
+    vocab_size=50,
+    hidden_size=16,
+    num_hidden_layers=2,
+    num_attention_heads=4,
+    intermediate_size=32,
+    max_position_embeddings=12,
+    type_vocab_size=2,
+    **kwargs,
+  )
 
 
 def test_too_long_input_is_rejected():
@@ -90,8 +100,13 @@ def test_defaults_dropout_and_padding_queries():
   encoder = BertEncoder(_tiny_config())
   ids = np.array([[1, 2, 3, 0]], np.int32)
   mask = np.array([[1, 1, 1, 0]], np.int32)
-  base = encoder({"input_ids": ids, "input_mask": np.ones_like(ids),
-                  "segment_ids": np.zeros_like(ids)})["sequence_output"]
+  base = encoder(
+    {
+      "input_ids": ids,
+      "input_mask": np.ones_like(ids),
+      "segment_ids": np.zeros_like(ids),
+    }
+  )["sequence_output"]
   default = encoder({"input_ids": ids})["sequence_output"]
   np.testing.assert_array_equal(base, default)
   masked = encoder({"input_ids": ids, "input_mask": mask})["sequence_output"]
@@ -109,8 +124,9 @@ def test_jit_and_mixed_precision():
   _, encoder, _, _ = load_golden("ckpt_a")
   inputs = golden_inputs()
   expected = np.load(ENCODER_DIR / "expected_a.npz")["sequence_output"]
-  jitted = tf.function(lambda x: encoder(x)["sequence_output"],
-                       jit_compile=True)
+  jitted = tf.function(
+    lambda x: encoder(x)["sequence_output"], jit_compile=True
+  )
   np.testing.assert_allclose(jitted(inputs), expected, atol=_LOOSE)
   keras.mixed_precision.set_global_policy("mixed_float16")
   try:
@@ -120,8 +136,9 @@ def test_jit_and_mixed_precision():
   out = half(inputs)
   assert out["sequence_output"].dtype == tf.float16
   assert half.embedding_table.dtype == "float32"
-  np.testing.assert_allclose(tf.cast(out["sequence_output"], tf.float32),
-                             expected, atol=2e-2)
+  np.testing.assert_allclose(
+    tf.cast(out["sequence_output"], tf.float32), expected, atol=2e-2
+  )
 
 
 def test_object_checkpoint_holds_every_weight(tmp_path):
@@ -132,7 +149,9 @@ def test_object_checkpoint_holds_every_weight(tmp_path):
   encoder = BertEncoder(config)
   path = tf.train.Checkpoint(model=encoder).save(str(tmp_path / "ckpt"))
   fresh = BertEncoder(config)
-  tf.train.Checkpoint(model=fresh).restore(path).assert_existing_objects_matched()
+  tf.train.Checkpoint(model=fresh).restore(
+    path
+  ).assert_existing_objects_matched()
   for expected, actual in zip(encoder.weights, fresh.weights):
     np.testing.assert_array_equal(expected.numpy(), actual.numpy())
 
@@ -149,12 +168,20 @@ def test_bfloat16_against_original():
   assert {v.dtype for v in encoder.weights} == {"float32"}
   expected = np.load(ENCODER_DIR / "expected_a.npz")
   for key in expected.files:
-    want = tf.bfloat16 if key.startswith(("layer", "embedding", "sequence",
-                                          "pooled")) else tf.float32
+    want = (
+      tf.bfloat16
+      if key.startswith(("layer", "embedding", "sequence", "pooled"))
+      else tf.float32
+    )
     assert got[key].dtype == want, key
     value = np.asarray(tf.cast(got[key], tf.float32))
-    np.testing.assert_allclose(value, expected[key], rtol=0, err_msg=key,
-                               atol=0.02 * np.max(np.abs(expected[key])))
+    np.testing.assert_allclose(
+      value,
+      expected[key],
+      rtol=0,
+      err_msg=key,
+      atol=0.02 * np.max(np.abs(expected[key])),
+    )
   # Log-softmax in float32: probabilities sum to 1 far below bfloat16's
   # resolution (1/256).
   log_probs = np.asarray(got["mlm_log_probs"], np.float64)

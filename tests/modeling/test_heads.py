@@ -23,8 +23,7 @@ _B, _S, _P = 2, 7, 3
 
 
 def _sequence(rng):
-  return tf.constant(rng.normal(size=(_B, _S, CONFIG.hidden_size)),
-                     tf.float32)
+  return tf.constant(rng.normal(size=(_B, _S, CONFIG.hidden_size)), tf.float32)
 
 
 def _pooled(rng):
@@ -33,22 +32,33 @@ def _pooled(rng):
 
 # key -> (build(config, encoder), inputs(rng) -> positional call arguments).
 _HEADS = {
-    "classifier": (lambda c, e: registered_heads()["classifier"](c, 3),
-                   lambda rng: [_pooled(rng)]),
-    "masked_lm": (
-        lambda c, e: registered_heads()["masked_lm"](c, e.embedding_table),
-        lambda rng: [_sequence(rng),
-                     tf.constant(rng.randint(0, _S, (_B, _P)), tf.int32)]),
-    "multiple_choice": (
-        lambda c, e: registered_heads()["multiple_choice"](c),
-        lambda rng: [_pooled(rng)]),
-    "next_sentence": (lambda c, e: registered_heads()["next_sentence"](c),
-                      lambda rng: [_pooled(rng)]),
-    "squad": (lambda c, e: registered_heads()["squad"](c),
-              lambda rng: [_sequence(rng)]),
-    "token_classifier": (
-        lambda c, e: registered_heads()["token_classifier"](c, 5),
-        lambda rng: [_sequence(rng)]),
+  "classifier": (
+    lambda c, e: registered_heads()["classifier"](c, 3),
+    lambda rng: [_pooled(rng)],
+  ),
+  "masked_lm": (
+    lambda c, e: registered_heads()["masked_lm"](c, e.embedding_table),
+    lambda rng: [
+      _sequence(rng),
+      tf.constant(rng.randint(0, _S, (_B, _P)), tf.int32),
+    ],
+  ),
+  "multiple_choice": (
+    lambda c, e: registered_heads()["multiple_choice"](c),
+    lambda rng: [_pooled(rng)],
+  ),
+  "next_sentence": (
+    lambda c, e: registered_heads()["next_sentence"](c),
+    lambda rng: [_pooled(rng)],
+  ),
+  "squad": (
+    lambda c, e: registered_heads()["squad"](c),
+    lambda rng: [_sequence(rng)],
+  ),
+  "token_classifier": (
+    lambda c, e: registered_heads()["token_classifier"](c, 5),
+    lambda rng: [_sequence(rng)],
+  ),
 }
 # The heads of the original code, all held by ckpt_a.
 _ORIGINAL = ("classifier", "masked_lm", "next_sentence", "squad")
@@ -72,12 +82,16 @@ def test_names_carry_the_marker_of_this_head_only(key, encoder):
   cls = registered_heads()[key]
   shapes = _shapes(_HEADS[key][0](CONFIG, encoder))
   assert cls.TF1_MARKER in shapes
-  others = {k for k, c in registered_heads().items()
-            if k != key and c.TF1_MARKER in shapes}
+  others = {
+    k
+    for k, c in registered_heads().items()
+    if k != key and c.TF1_MARKER in shapes
+  }
   assert not others, others
   # A checkpoint holding the encoder and this head holds this head only.
-  both = dict(shapes, **{n: list(v.shape) for n, v in
-                         encoder.tf1_variables().items()})
+  both = dict(
+    shapes, **{n: list(v.shape) for n, v in encoder.tf1_variables().items()}
+  )
   assert sorted(heads_for_variables(CONFIG, both, encoder)) == [key]
 
 
@@ -96,8 +110,9 @@ def test_round_trip_through_from_variables(key, encoder):
   for variable in head.tf1_variables().values():
     if variable is not encoder.embedding_table:
       variable.assign(rng.normal(size=variable.shape).astype(np.float32))
-  rebuilt = registered_heads()[key].from_variables(CONFIG, _shapes(head),
-                                                   encoder)
+  rebuilt = registered_heads()[key].from_variables(
+    CONFIG, _shapes(head), encoder
+  )
   assert _shapes(rebuilt) == _shapes(head)
   for name, variable in rebuilt.tf1_variables().items():
     variable.assign(head.tf1_variables()[name])

@@ -40,15 +40,18 @@ def test_bfloat16_is_within_two_steps_of_float32_math():
   x = tf.cast(tf.random.normal([30, 64], seed=3) * 3.0, tf.bfloat16)
   y = tf.function(lambda x: norm(x, training=False))(x)
   assert y.dtype == tf.bfloat16
-  want = _by_hand(tf.cast(x, tf.float32).numpy(), norm.gamma.numpy(),
-                  norm.beta.numpy())
+  want = _by_hand(
+    tf.cast(x, tf.float32).numpy(), norm.gamma.numpy(), norm.beta.numpy()
+  )
   # gamma and beta rounded to bfloat16, then the output: 2 * 2**-8.
-  np.testing.assert_allclose(tf.cast(y, tf.float32).numpy(), want,
-                             rtol=2**-7, atol=2**-7)
+  np.testing.assert_allclose(
+    tf.cast(y, tf.float32).numpy(), want, rtol=2**-7, atol=2**-7
+  )
 
 
-@pytest.mark.skipif(not _pywrap_util_port.IsMklEnabled(),
-                    reason="TensorFlow without oneDNN")
+@pytest.mark.skipif(
+  not _pywrap_util_port.IsMklEnabled(), reason="TensorFlow without oneDNN"
+)
 def test_grappler_fuses_the_static_shape_form_into_one_kernel():
   """The point of the form: after grappler, the graph holds one
   _MklLayerNorm and no batch norm or element-wise LayerNorm ops, with every
@@ -60,10 +63,20 @@ def test_grappler_fuses_the_static_shape_form_into_one_kernel():
     y = layer_norm.fusable_layer_norm(x, gamma, beta, 1e-12)
     with tf.compat.v1.Session(graph=graph) as session:
       metadata = tf.compat.v1.RunMetadata()
-      session.run(y, options=tf.compat.v1.RunOptions(
-          output_partition_graphs=True), run_metadata=metadata)
-  ops = {node.op for partition in metadata.partition_graphs
-         for node in partition.node}
+      session.run(
+        y,
+        options=tf.compat.v1.RunOptions(output_partition_graphs=True),
+        run_metadata=metadata,
+      )
+  ops = {
+    node.op
+    for partition in metadata.partition_graphs
+    for node in partition.node
+  }
   assert "_MklLayerNorm" in ops, ops
-  assert not ops & {"FusedBatchNormV3", "_MklNativeFusedBatchNormV3",
-                    "Mean", "Rsqrt"}, ops
+  assert not ops & {
+    "FusedBatchNormV3",
+    "_MklNativeFusedBatchNormV3",
+    "Mean",
+    "Rsqrt",
+  }, ops

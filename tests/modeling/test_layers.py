@@ -12,9 +12,18 @@ from bert_tf.training import distribution
 
 
 def _config(**overrides):
-  return BertConfig.from_dict(dict(
-      dict(vocab_size=50, hidden_size=64, num_hidden_layers=1,
-           num_attention_heads=4, intermediate_size=128), **overrides))
+  return BertConfig.from_dict(
+    dict(
+      dict(
+        vocab_size=50,
+        hidden_size=64,
+        num_hidden_layers=1,
+        num_attention_heads=4,
+        intermediate_size=128,
+      ),
+      **overrides,
+    )
+  )
 
 
 def test_keep_mask_is_16_bit_halves_of_the_philox_draw():
@@ -24,9 +33,13 @@ def test_keep_mask_is_16_bit_halves_of_the_philox_draw():
   seed = tf.constant([4, 9], tf.int32)
   for width in (300, 7):
     mask = layer_utils.keep_mask([8, width], 0.1, seed).numpy()
-    bits = tf.random.stateless_uniform(
-        [8, (width + 1) // 2], seed, minval=None, maxval=None,
-        dtype=tf.uint32).numpy().astype(np.int64)
+    bits = (
+      tf.random.stateless_uniform(
+        [8, (width + 1) // 2], seed, minval=None, maxval=None, dtype=tf.uint32
+      )
+      .numpy()
+      .astype(np.int64)
+    )
     halves = np.stack([bits & 0xFFFF, bits >> 16], -1).reshape(8, -1)
     np.testing.assert_array_equal(mask, halves[:, :width] >= 6554)
 
@@ -38,27 +51,34 @@ def test_hashed_keep_mask_keeps_1_minus_rate_independently():
   and rows 384 apart are uncorrelated; XLA computes the same bits."""
   shape = [32, 384, 384 - 43]  # odd sizes: no period hides in a row
   n = np.prod(shape)
-  masks = [layer_utils.hashed_keep_mask(shape, 0.1, tf.constant([7, s]))
-           .numpy().reshape(-1) for s in (1, 2)]
+  masks = [
+    layer_utils.hashed_keep_mask(shape, 0.1, tf.constant([7, s]))
+    .numpy()
+    .reshape(-1)
+    for s in (1, 2)
+  ]
   sd = np.sqrt(0.09 / n)
   for m in masks:
     assert abs(m.mean() - 0.9) < 4 * sd, m.mean()
   assert abs((masks[0] == masks[1]).mean() - 0.82) < 4 * np.sqrt(
-      0.82 * 0.18 / n)
+    0.82 * 0.18 / n
+  )
   a = masks[0].astype(np.float64)
   for lag in (1, 384):
     assert abs(np.corrcoef(a[:-lag], a[lag:])[0, 1]) < 4 / np.sqrt(n)
   compiled = tf.function(layer_utils.hashed_keep_mask, jit_compile=True)
   np.testing.assert_array_equal(
-      compiled([8, 300], 0.25, tf.constant([7, 1])).numpy(),
-      layer_utils.hashed_keep_mask([8, 300], 0.25, tf.constant([7, 1])))
+    compiled([8, 300], 0.25, tf.constant([7, 1])).numpy(),
+    layer_utils.hashed_keep_mask([8, 300], 0.25, tf.constant([7, 1])),
+  )
 
 
 def test_dropout_drops_the_same_elements_in_float32_and_bfloat16():
   x = tf.random.normal([8, 300], seed=3)
   a = layer_utils.Dropout(0.1, seed=7, dtype="float32")(x, training=True)
   b = layer_utils.Dropout(0.1, seed=7, dtype="mixed_bfloat16")(
-      tf.cast(x, tf.bfloat16), training=True)
+    tf.cast(x, tf.bfloat16), training=True
+  )
   assert b.dtype == tf.bfloat16
   a = a.numpy()
   kept = a != 0
@@ -101,20 +121,28 @@ def test_fused_attention_equals_explicit(policy, hidden):
   adder = layer_utils.additive_attention_mask(mask, "float32")
   fused = attention(x, adder, batch=3, seq=24)
   explicit, probs = attention(x, adder, batch=3, seq=24, return_probs=True)
-  np.testing.assert_array_equal(tf.cast(fused, tf.float32).numpy(),
-                                tf.cast(explicit, tf.float32).numpy())
+  np.testing.assert_array_equal(
+    tf.cast(fused, tf.float32).numpy(), tf.cast(explicit, tf.float32).numpy()
+  )
   # In a graph, grappler's fused kernels (float32: BatchMatMul * scale +
   # adder in one) give the same context.
   graph_fused = tf.function(lambda x: attention(x, adder, batch=3, seq=24))
-  np.testing.assert_array_equal(tf.cast(graph_fused(x), tf.float32).numpy(),
-                                tf.cast(explicit, tf.float32).numpy())
+  np.testing.assert_array_equal(
+    tf.cast(graph_fused(x), tf.float32).numpy(),
+    tf.cast(explicit, tf.float32).numpy(),
+  )
   assert probs.dtype == tf.float32
   np.testing.assert_allclose(probs.numpy()[2, :, :, 5:], 0.0, atol=1e-30)
-  heads = lambda t: np.asarray(tf.cast(t, tf.float32)).reshape(
-      3, 24, 4, hidden // 4).transpose(0, 2, 1, 3)
+  heads = lambda t: (
+    np.asarray(tf.cast(t, tf.float32))
+    .reshape(3, 24, 4, hidden // 4)
+    .transpose(0, 2, 1, 3)
+  )
   compute = attention.query.compute_dtype
-  q, k = (heads(layer(tf.cast(x, compute)))
-          for layer in (attention.query, attention.key))
+  q, k = (
+    heads(layer(tf.cast(x, compute)))
+    for layer in (attention.query, attention.key)
+  )
   scores = q @ k.transpose(0, 1, 3, 2) / np.sqrt(hidden // 4)
   scores = scores + (1.0 - mask[:, None, None, :]) * -10000.0
   want = np.exp(scores - scores.max(-1, keepdims=True))
@@ -124,13 +152,15 @@ def test_fused_attention_equals_explicit(policy, hidden):
   # Training with attention dropout takes the explicit path (dropout on
   # the probabilities), without it the fused one: same context again.
   no_dropout = BertSelfAttention(
-      _config(hidden_size=hidden, attention_probs_dropout_prob=0.0),
-      dtype=policy)
+    _config(hidden_size=hidden, attention_probs_dropout_prob=0.0), dtype=policy
+  )
   no_dropout.set_weights(attention.get_weights())
   np.testing.assert_array_equal(
-      tf.cast(no_dropout(x, adder, batch=3, seq=24, training=True),
-              tf.float32).numpy(),
-      tf.cast(explicit, tf.float32).numpy())
+    tf.cast(
+      no_dropout(x, adder, batch=3, seq=24, training=True), tf.float32
+    ).numpy(),
+    tf.cast(explicit, tf.float32).numpy(),
+  )
 
 
 def test_matmul_dx_first_is_tensorflows_gradient_in_turn():
@@ -147,15 +177,21 @@ def test_matmul_dx_first_is_tensorflows_gradient_in_turn():
       y = matmul(x, kernel)
     return [y] + tape.gradient(y, [x, kernel], output_gradients=dy)
 
-  for ours, theirs in zip(gradients(layer_utils.matmul_dx_first),
-                          gradients(tf.matmul)):
+  for ours, theirs in zip(
+    gradients(layer_utils.matmul_dx_first), gradients(tf.matmul)
+  ):
     np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
 
-  graph = tf.function(lambda: gradients(
-      layer_utils.matmul_dx_first)).get_concrete_function().graph
+  graph = (
+    tf.function(lambda: gradients(layer_utils.matmul_dx_first))
+    .get_concrete_function()
+    .graph
+  )
   matmuls = [op for op in graph.get_operations() if op.type == "MatMul"]
-  by_flags = {(op.get_attr("transpose_a"), op.get_attr("transpose_b")): op
-              for op in matmuls}
+  by_flags = {
+    (op.get_attr("transpose_a"), op.get_attr("transpose_b")): op
+    for op in matmuls
+  }
   assert len(matmuls) == 3
   dx, dkernel = by_flags[(False, True)], by_flags[(True, False)]
   assert dx in dkernel.control_inputs

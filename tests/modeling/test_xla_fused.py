@@ -35,7 +35,8 @@ def test_bias_activation_in_float32_equals_autodiff(name):
   plain = lambda x, b: x + b if fn is None else fn(x + b)  # noqa: E731
   want = _value_and_grads(plain, [x, bias], dy)
   got = _value_and_grads(
-      lambda x, b: xla_fused.bias_activation(x, b, fn), [x, bias], dy)
+    lambda x, b: xla_fused.bias_activation(x, b, fn), [x, bias], dy
+  )
   # XLA's CPU tanh is within ~3e-6 of TF's; 1 + tanh cancels near -1.
   for w, g in zip(want, got):
     np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-5, atol=1e-5)
@@ -50,14 +51,16 @@ def test_bfloat16_bias_activation_is_float32_math_rounded_once():
   dy = tf.cast(_normal([64, 96], 2), tf.bfloat16)
   gelu = get_activation("gelu")
   got = _value_and_grads(
-      lambda x, b: xla_fused.bias_activation(x, b, gelu), [x, bias], dy)
+    lambda x, b: xla_fused.bias_activation(x, b, gelu), [x, bias], dy
+  )
   assert [t.dtype for t in got] == [tf.bfloat16] * 3
   wide = [tf.cast(t, tf.float32) for t in (x, bias, dy)]
   want = _value_and_grads(lambda x, b: gelu(x + b), wide[:2], wide[2])
   # The bias gradient sums 64 rounded terms in float32, then rounds.
   for g, w in zip(got, want):
-    np.testing.assert_allclose(tf.cast(g, tf.float32).numpy(), w.numpy(),
-                               rtol=2**-8, atol=1e-5)
+    np.testing.assert_allclose(
+      tf.cast(g, tf.float32).numpy(), w.numpy(), rtol=2**-8, atol=1e-5
+    )
 
 
 @pytest.mark.parametrize("rate", [0.0, 0.25])
@@ -78,18 +81,29 @@ def test_bias_dropout_add_norm_equals_plain_ops_and_their_gradients(rate):
   args = [x, bias, residual, gamma, beta]
   want = _value_and_grads(plain, args, dy)
   got = _value_and_grads(
-      lambda x, b, r, g, be: xla_fused.bias_dropout_add_norm(
-          x, b, seed, r, g, be, epsilon=1e-12, rate=rate), args, dy)
+    lambda x, b, r, g, be: xla_fused.bias_dropout_add_norm(
+      x, b, seed, r, g, be, epsilon=1e-12, rate=rate
+    ),
+    args,
+    dy,
+  )
   for w, g in zip(want, got):
     np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-5, atol=2e-5)
   if keep is not None:  # a dropped input gets no gradient
-    assert float(tf.reduce_max(tf.abs(tf.boolean_mask(
-        got[1 + 0], ~keep)))) == 0.0
+    assert (
+      float(tf.reduce_max(tf.abs(tf.boolean_mask(got[1 + 0], ~keep)))) == 0.0
+    )
 
 
-@pytest.mark.parametrize("dtype,scale,tol", [
-    (tf.float32, 0.125, 1e-5), (tf.float32, 1.0, 1e-5),
-    (tf.bfloat16, 0.125, 2**-8), (tf.bfloat16, 1.0, 2**-7)])
+@pytest.mark.parametrize(
+  "dtype,scale,tol",
+  [
+    (tf.float32, 0.125, 1e-5),
+    (tf.float32, 1.0, 1e-5),
+    (tf.bfloat16, 0.125, 2**-8),
+    (tf.bfloat16, 1.0, 2**-7),
+  ],
+)
 def test_softmax_dropout_is_float32_softmax_and_dropout(dtype, scale, tol):
   """where(keep, softmax(scores * scale + adder) / 0.9, 0) and its score
   gradient by TensorFlow's ops and autodiff in float32, from the same
@@ -105,31 +119,49 @@ def test_softmax_dropout_is_float32_softmax_and_dropout(dtype, scale, tol):
   keep = layer_utils.hashed_keep_mask(shape, 0.1, seed)
   low = [tf.cast(t, dtype) for t in (scores, adder, dy)]
   plain = lambda s: tf.where(  # noqa: E731
-      keep, tf.nn.softmax(s * scale + adder) / 0.9, 0.0)
-  want = _value_and_grads(plain, [tf.cast(low[0], tf.float32)],
-                          tf.cast(low[2], tf.float32))
+    keep, tf.nn.softmax(s * scale + adder) / 0.9, 0.0
+  )
+  want = _value_and_grads(
+    plain, [tf.cast(low[0], tf.float32)], tf.cast(low[2], tf.float32)
+  )
   got = _value_and_grads(
-      lambda s: tf.cast(xla_fused.dropout_of_softmax(
-          BertSelfAttention._logits(s, low[1], scale, float32=False), seed,
-          0.1), dtype),
-      [low[0]], low[2])
+    lambda s: tf.cast(
+      xla_fused.dropout_of_softmax(
+        BertSelfAttention._logits(s, low[1], scale, float32=False), seed, 0.1
+      ),
+      dtype,
+    ),
+    [low[0]],
+    low[2],
+  )
   assert [g.dtype for g in got] == [dtype] * 2
   for g, w in zip(got, want):
-    np.testing.assert_allclose(tf.cast(g, tf.float32).numpy(), w.numpy(),
-                               rtol=tol,
-                               atol=tol * float(tf.reduce_max(tf.abs(w))))
+    np.testing.assert_allclose(
+      tf.cast(g, tf.float32).numpy(),
+      w.numpy(),
+      rtol=tol,
+      atol=tol * float(tf.reduce_max(tf.abs(w))),
+    )
   assert not np.any(got[0].numpy()[~keep.numpy()])  # dropped: exactly 0
 
 
-@pytest.mark.parametrize("policy,tol", [("float32", 2e-5),
-                                        ("mixed_bfloat16", 0.05)])
+@pytest.mark.parametrize(
+  "policy,tol", [("float32", 2e-5), ("mixed_bfloat16", 0.05)]
+)
 def test_block_trains_through_the_fused_kernels_like_it_predicts(policy, tol):
   """Without dropout, training (fused kernels) and predicting (plain ops)
   compute the same function: same outputs and weight gradients."""
-  config = BertConfig.from_dict(dict(
-      vocab_size=50, hidden_size=64, num_hidden_layers=1,
-      num_attention_heads=4, intermediate_size=128,
-      hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0))
+  config = BertConfig.from_dict(
+    dict(
+      vocab_size=50,
+      hidden_size=64,
+      num_hidden_layers=1,
+      num_attention_heads=4,
+      intermediate_size=128,
+      hidden_dropout_prob=0.0,
+      attention_probs_dropout_prob=0.0,
+    )
+  )
   with distribution.policy_scope(policy):
     block = TransformerBlock(config, name="layer_0")
   x = _normal([2, 8, 64], 8)
@@ -139,12 +171,14 @@ def test_block_trains_through_the_fused_kernels_like_it_predicts(policy, tol):
   def run(training):
     with tf.GradientTape() as tape:
       y = tf.cast(block(x, adder, training=training), tf.float32)
-    return [y] + tape.gradient(y, block.trainable_variables,
-                               output_gradients=dy)
+    return [y] + tape.gradient(
+      y, block.trainable_variables, output_gradients=dy
+    )
 
   for got, want in zip(run(True), run(False)):
     # The key bias' gradient is zero up to rounding (softmax ignores a
     # shift of all scores): a floor keeps its tolerance above rounding.
     scale = max(float(tf.reduce_max(tf.abs(want))), 1e-2)
-    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=tol,
-                               atol=tol * scale)
+    np.testing.assert_allclose(
+      got.numpy(), want.numpy(), rtol=tol, atol=tol * scale
+    )

@@ -18,22 +18,39 @@ REPO = str(conftest.REPO)
 INPUT = str(ENCODER_DIR / "extract_input.txt")
 
 # Line numbers in vocab_small.txt (0-based ids).
-_IDS = {"[CLS]": 101, "[SEP]": 102, "the": 1996, "world": 2088, "was": 2001,
-        "long": 2146, "it": 2009, "sat": 2938, "on": 2006}
+_IDS = {
+  "[CLS]": 101,
+  "[SEP]": 102,
+  "the": 1996,
+  "world": 2088,
+  "was": 2001,
+  "long": 2146,
+  "it": 2009,
+  "sat": 2938,
+  "on": 2006,
+}
 
 
 def _run(tmp_path, **overrides):
-  flags = {"input_file": INPUT, "output_file": str(tmp_path / "out.jsonl"),
-           "vocab_file": str(ENCODER_DIR / "vocab_small.txt"),
-           "bert_config_file": str(ENCODER_DIR / "ckpt_a" /
-                                   "bert_config.json"),
-           "init_checkpoint": ckpt_prefix("ckpt_a"), "layers": "-1,0",
-           "max_seq_length": "10", "batch_size": "3"}
+  flags = {
+    "input_file": INPUT,
+    "output_file": str(tmp_path / "out.jsonl"),
+    "vocab_file": str(ENCODER_DIR / "vocab_small.txt"),
+    "bert_config_file": str(ENCODER_DIR / "ckpt_a" / "bert_config.json"),
+    "init_checkpoint": ckpt_prefix("ckpt_a"),
+    "layers": "-1,0",
+    "max_seq_length": "10",
+    "batch_size": "3",
+  }
   flags.update(overrides)
   return subprocess.run(
-      [sys.executable, "extract_features.py"] +
-      ["--%s=%s" % kv for kv in flags.items()],
-      cwd=REPO, capture_output=True, text=True, check=False)
+    [sys.executable, "extract_features.py"]
+    + ["--%s=%s" % kv for kv in flags.items()],
+    cwd=REPO,
+    capture_output=True,
+    text=True,
+    check=False,
+  )
 
 
 def test_output_format_and_values(tmp_path):
@@ -42,15 +59,37 @@ def test_output_format_and_values(tmp_path):
   lines = (tmp_path / "out.jsonl").read_text().splitlines()
   records = [json.loads(line) for line in lines]
   assert [r["linex_index"] for r in records] == [0, 1, 2, 3]
-  assert lines[0].startswith('{"linex_index": 0, "features": [{"token": '
-                             '"[CLS]", "layers": [{"index": -1, "values": [')
+  assert lines[0].startswith(
+    '{"linex_index": 0, "features": [{"token": '
+    '"[CLS]", "layers": [{"index": -1, "values": ['
+  )
   tokens = [[f["token"] for f in r["features"]] for r in records]
   # Pair budget 10 - 3 = 7: B is popped until both sides fit.
-  pair = ["[CLS]", "the", "world", "was", "long", "[SEP]", "it", "sat", "on",
-          "[SEP]"]
+  pair = [
+    "[CLS]",
+    "the",
+    "world",
+    "was",
+    "long",
+    "[SEP]",
+    "it",
+    "sat",
+    "on",
+    "[SEP]",
+  ]
   assert tokens[0] == pair
-  assert tokens[1] == ["[CLS]", "the", "world", "was", "long", "it", "sat",
-                       "on", "a", "[SEP]"]
+  assert tokens[1] == [
+    "[CLS]",
+    "the",
+    "world",
+    "was",
+    "long",
+    "it",
+    "sat",
+    "on",
+    "a",
+    "[SEP]",
+  ]
   assert tokens[2] == ["[CLS]", "[SEP]"]
   # U+2028 does not end the line (split on "\n" only).
   assert tokens[3] == ["[CLS]", "the", "world", "[SEP]"]
@@ -65,8 +104,9 @@ def test_output_format_and_values(tmp_path):
   segments = np.array([[0] * 6 + [1] * 4], np.int32)
   out = encoder({"input_ids": ids, "segment_ids": segments})
   layers = out["encoder_outputs"]
-  got = np.array([[layer["values"] for layer in f["layers"]]
-                  for f in records[0]["features"]])  # [S, 2, H]
+  got = np.array(
+    [[layer["values"] for layer in f["layers"]] for f in records[0]["features"]]
+  )  # [S, 2, H]
   np.testing.assert_allclose(got[:, 0], layers[-1][0], atol=2e-6)
   np.testing.assert_allclose(got[:, 1], layers[0][0], atol=2e-6)
 
@@ -80,25 +120,35 @@ def test_bfloat16_values_are_float32_rounded(tmp_path):
     folder.mkdir()
     result = _run(folder, dtype=dtype)
     assert result.returncode == 0, result.stderr
-    runs[dtype] = [json.loads(line) for line in
-                   (folder / "out.jsonl").read_text().splitlines()]
+    runs[dtype] = [
+      json.loads(line)
+      for line in (folder / "out.jsonl").read_text().splitlines()
+    ]
   for want, got in zip(runs["float32"], runs["mixed_bfloat16"]):
     assert [f["token"] for f in got["features"]] == [
-        f["token"] for f in want["features"]]
-    values = [np.array([[l["values"] for l in f["layers"]]
-                        for f in r["features"]])
-              for r in (want, got)]
-    np.testing.assert_allclose(values[1], values[0], rtol=0,
-                               atol=0.02 * np.max(np.abs(values[0])))
+      f["token"] for f in want["features"]
+    ]
+    values = [
+      np.array([[l["values"] for l in f["layers"]] for f in r["features"]])
+      for r in (want, got)
+    ]
+    np.testing.assert_allclose(
+      values[1], values[0], rtol=0, atol=0.02 * np.max(np.abs(values[0]))
+    )
     assert not np.array_equal(values[1], values[0])
 
 
-@pytest.mark.parametrize("overrides, culprit", [
+@pytest.mark.parametrize(
+  "overrides, culprit",
+  [
     ({"vocab_file": "/nonexistent/vocab.txt"}, "vocab_file"),
     ({"input_file": "/nonexistent/in.txt"}, "input_file"),
-    ({"bert_config_file": str(ENCODER_DIR / "ckpt_b" / "bert_config.json")},
-     "bert/embeddings/LayerNorm/beta"),
-])
+    (
+      {"bert_config_file": str(ENCODER_DIR / "ckpt_b" / "bert_config.json")},
+      "bert/embeddings/LayerNorm/beta",
+    ),
+  ],
+)
 def test_bad_inputs_exit_with_one_line(tmp_path, overrides, culprit):
   result = _run(tmp_path, **overrides)
   assert result.returncode == 1
@@ -113,8 +163,10 @@ def test_read_examples(tmp_path):
   path.write_bytes("a ||| b\n  x\u2028y  \nnot|||pair\n".encode("utf-8"))
   examples = read_examples(str(path))
   assert [(e.unique_id, e.text_a, e.text_b) for e in examples] == [
-      (0, "a", "b"), (1, "x\u2028y", None), (2, "not|||pair", None)]
+    (0, "a", "b"),
+    (1, "x\u2028y", None),
+    (2, "not|||pair", None),
+  ]
   path.write_bytes(b"\xff\xfe bad")
   with pytest.raises(InputError, match="in.txt"):
     read_examples(str(path))
-

@@ -25,8 +25,12 @@ from tests.helpers.scripts import NER_STEPS
 from tests.helpers.scripts import NER_TRAIN
 from tests.helpers.scripts import start_run
 
-OUTPUTS = ("eval_results.txt", "eval_predictions.txt", "test_results.txt",
-           "test_predictions.txt")
+OUTPUTS = (
+  "eval_results.txt",
+  "eval_predictions.txt",
+  "test_results.txt",
+  "test_predictions.txt",
+)
 
 
 def _results(path):
@@ -57,7 +61,8 @@ def test_train_eval_predict_kill_and_resume(tmp_path):
   full, killed = tmp_path / "full", tmp_path / "killed"
   full_run = start_run("run_ner.py", full, *NER_TRAIN)
   killed_at = kill_after_first_checkpoint(
-      start_run("run_ner.py", killed, *NER_TRAIN), killed)
+    start_run("run_ner.py", killed, *NER_TRAIN), killed
+  )
   assert killed_at and not killed_at.endswith("ckpt-%d" % NER_STEPS)
   assert not (killed / "eval_results.txt").exists()
   _, stderr = finish(start_run("run_ner.py", killed, *NER_TRAIN))
@@ -68,14 +73,23 @@ def test_train_eval_predict_kill_and_resume(tmp_path):
 
   results = _results(full / "eval_results.txt")
   assert results["global_step"] == str(NER_STEPS)
-  for key in ("eval_f1", "eval_precision", "eval_recall", "eval_loss",
-              "eval_f1_PER", "eval_recall_LOC", "eval_precision_MISC"):
+  for key in (
+    "eval_f1",
+    "eval_precision",
+    "eval_recall",
+    "eval_loss",
+    "eval_f1_PER",
+    "eval_recall_LOC",
+    "eval_precision_MISC",
+  ):
     assert key in results, key
   assert "test_f1_ORG" in _results(full / "test_results.txt")
-  _check_predictions(full / "eval_predictions.txt",
-                     conll.read_conll(str(NER_DATA / "valid.txt")))
-  _check_predictions(full / "test_predictions.txt",
-                     conll.read_conll(str(NER_DATA / "test.txt")))
+  _check_predictions(
+    full / "eval_predictions.txt", conll.read_conll(str(NER_DATA / "valid.txt"))
+  )
+  _check_predictions(
+    full / "test_predictions.txt", conll.read_conll(str(NER_DATA / "test.txt"))
+  )
 
   # --num_frozen_layers=1: embeddings and layer 0 exactly as loaded.
   trained = _trained_model(full).tf1_variables()
@@ -87,8 +101,7 @@ def test_train_eval_predict_kill_and_resume(tmp_path):
     if name.startswith("cls/") or name.startswith("bert/pooler"):
       continue  # new head; the pooler is unused
     same = np.array_equal(variable.numpy(), reader.get_tensor(name))
-    is_frozen = name.startswith(("bert/embeddings/",
-                                 "bert/encoder/layer_0/"))
+    is_frozen = name.startswith(("bert/embeddings/", "bert/encoder/layer_0/"))
     assert same == is_frozen, name
     frozen += is_frozen
   assert frozen == 21
@@ -106,59 +119,83 @@ def test_feature_based_run_and_one_line_errors(tmp_path):
   bad_line = tmp_path / "bad_line.txt"
   bad_line.write_text("John NNP B-NP B-PER\nruns VBZ\n")
   unknown = tmp_path / "unknown.txt"
-  unknown.write_text("-DOCSTART- -X- -X- O\n\nThe DT B-NP O\nCup NNP I-NP "
-                     "B-EVENT\n")
+  unknown.write_text(
+    "-DOCSTART- -X- -X- O\n\nThe DT B-NP O\nCup NNP I-NP B-EVENT\n"
+  )
   words_only = "--predict_file=%s" % (NER_DATA / "test_words.txt")
   train = "--train_file=%s" % (NER_DATA / "train.txt")
   out = tmp_path / "out"
   ok = tmp_path / "features"
   cases = {
-      "feature_mode": (
-          CKPT_A + ["--data_dir=%s" % NER_DATA, "--do_train",
-                    "--feature_mode=bogus"],
-          "--feature_mode=bogus: expected one of fine_tune, embeddings, "
-          "second_to_last, last, weighted_sum_last_four, concat_last_four, "
-          "weighted_sum_all"),
-      "layers": (
-          CKPT_A + ["--data_dir=%s" % NER_DATA, "--do_train",
-                    "--feature_mode=concat_last_four"],
-          "--feature_mode=concat_last_four needs more layers than the "
-          "model's 2"),
-      "malformed": (
-          CKPT_A + ["--train_file=%s" % bad_line, "--do_train"],
-          "%s:2: malformed line: 2 columns, the file's first word line has "
-          "4" % bad_line),
-      "unknown_tag": (
-          CKPT_A + [train, "--eval_file=%s" % unknown, "--do_eval"],
-          "%s:4: unknown tag 'B-EVENT' (labels: O B-LOC I-LOC B-MISC I-MISC "
-          "B-ORG I-ORG B-PER I-PER)" % unknown),
-      "unlabelled_eval": (
-          CKPT_A + [train, "--eval_file=%s" % (NER_DATA / "test_words.txt"),
-                    "--do_eval"],
-          "%s: no tags; --do_eval needs a labelled file" %
-          (NER_DATA / "test_words.txt")),
-      "no_labels": (CKPT_A + [words_only, "--do_predict"],
-                    "--labels is required without a training file"),
-      "no_file": (CKPT_A + ["--do_eval"],
-                  "--do_eval needs --eval_file or --data_dir with valid.txt "
-                  "or dev.txt"),
-      "frozen": (CKPT_A + ["--data_dir=%s" % NER_DATA, "--do_train",
-                           "--num_frozen_layers=3"],
-                 "--num_frozen_layers=3: must be between 0 and the model's "
-                 "2 layers"),
-      "no_do": (CKPT_A + ["--data_dir=%s" % NER_DATA],
-                "At least one of `do_train`, `do_eval`, `do_predict` must "
-                "be True."),
+    "feature_mode": (
+      CKPT_A
+      + ["--data_dir=%s" % NER_DATA, "--do_train", "--feature_mode=bogus"],
+      "--feature_mode=bogus: expected one of fine_tune, embeddings, "
+      "second_to_last, last, weighted_sum_last_four, concat_last_four, "
+      "weighted_sum_all",
+    ),
+    "layers": (
+      CKPT_A
+      + [
+        "--data_dir=%s" % NER_DATA,
+        "--do_train",
+        "--feature_mode=concat_last_four",
+      ],
+      "--feature_mode=concat_last_four needs more layers than the model's 2",
+    ),
+    "malformed": (
+      CKPT_A + ["--train_file=%s" % bad_line, "--do_train"],
+      "%s:2: malformed line: 2 columns, the file's first word line has "
+      "4" % bad_line,
+    ),
+    "unknown_tag": (
+      CKPT_A + [train, "--eval_file=%s" % unknown, "--do_eval"],
+      "%s:4: unknown tag 'B-EVENT' (labels: O B-LOC I-LOC B-MISC I-MISC "
+      "B-ORG I-ORG B-PER I-PER)" % unknown,
+    ),
+    "unlabelled_eval": (
+      CKPT_A
+      + [train, "--eval_file=%s" % (NER_DATA / "test_words.txt"), "--do_eval"],
+      "%s: no tags; --do_eval needs a labelled file"
+      % (NER_DATA / "test_words.txt"),
+    ),
+    "no_labels": (
+      CKPT_A + [words_only, "--do_predict"],
+      "--labels is required without a training file",
+    ),
+    "no_file": (
+      CKPT_A + ["--do_eval"],
+      "--do_eval needs --eval_file or --data_dir with valid.txt or dev.txt",
+    ),
+    "frozen": (
+      CKPT_A
+      + ["--data_dir=%s" % NER_DATA, "--do_train", "--num_frozen_layers=3"],
+      "--num_frozen_layers=3: must be between 0 and the model's 2 layers",
+    ),
+    "no_do": (
+      CKPT_A + ["--data_dir=%s" % NER_DATA],
+      "At least one of `do_train`, `do_eval`, `do_predict` must be True.",
+    ),
   }
-  argvs = [NER + ["--output_dir=%s" % out] + args
-           for args, _ in cases.values()]
+  argvs = [NER + ["--output_dir=%s" % out] + args for args, _ in cases.values()]
   # A feature-based run on a random 4-layer encoder, predicting a file of
   # words only, in the same process.
-  argvs.append(NER + [
-      "--output_dir=%s" % ok, "--bert_config_file=%s" % four_layers,
-      "--data_dir=%s" % NER_DATA, words_only, "--do_train", "--do_eval",
-      "--do_predict", "--feature_mode=weighted_sum_last_four",
-      "--lstm_units=8", "--train_batch_size=4", "--num_train_epochs=1"])
+  argvs.append(
+    NER
+    + [
+      "--output_dir=%s" % ok,
+      "--bert_config_file=%s" % four_layers,
+      "--data_dir=%s" % NER_DATA,
+      words_only,
+      "--do_train",
+      "--do_eval",
+      "--do_predict",
+      "--feature_mode=weighted_sum_last_four",
+      "--lstm_units=8",
+      "--train_batch_size=4",
+      "--num_train_epochs=1",
+    ]
+  )
   outcomes, defaults = run_mains("run_ner", argvs)
   for (name, (_, message)), (code, stderr) in zip(cases.items(), outcomes):
     assert code == 1, (name, stderr)
@@ -167,9 +204,14 @@ def test_feature_based_run_and_one_line_errors(tmp_path):
   assert not out.exists()
   assert outcomes[-1][0] == 0, outcomes[-1][1][-3000:]
   assert (ok / "test_predictions.txt").read_text() == (
-      "John {}\nvisited {}\nRome {}\n. {}\n\nThe {}\ncouncil {}\nmet {}\n"
-      ". {}\n\n").format(*[line.split(" ")[1] for line in (
-          ok / "test_predictions.txt").read_text().split("\n") if line])
+    "John {}\nvisited {}\nRome {}\n. {}\n\nThe {}\ncouncil {}\nmet {}\n. {}\n\n"
+  ).format(
+    *[
+      line.split(" ")[1]
+      for line in (ok / "test_predictions.txt").read_text().split("\n")
+      if line
+    ]
+  )
   assert not (ok / "test_results.txt").exists()
   assert _results(ok / "eval_results.txt")["global_step"] == "2"
   assert defaults["feature_mode"] == "fine_tune"

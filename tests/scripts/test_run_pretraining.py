@@ -51,25 +51,54 @@ def _unigram_accuracy(record_file):
 def test_demo_path_overfits(tmp_path):
   vocab = tmp_path / "vocab.txt"
   config = tmp_path / "bert_config.json"
-  config.write_text(json.dumps({
-      "vocab_size": _sample_vocab(vocab), "hidden_size": 64,
-      "num_hidden_layers": 2, "num_attention_heads": 2,
-      "intermediate_size": 256, "max_position_embeddings": 128,
-      "type_vocab_size": 2}))
+  config.write_text(
+    json.dumps(
+      {
+        "vocab_size": _sample_vocab(vocab),
+        "hidden_size": 64,
+        "num_hidden_layers": 2,
+        "num_attention_heads": 2,
+        "intermediate_size": 256,
+        "max_position_embeddings": 128,
+        "type_vocab_size": 2,
+      }
+    )
+  )
   out = tmp_path / "out"
-  env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", PYTHON=sys.executable,
-             OUTPUT_DIR=str(out), VOCAB_FILE=str(vocab),
-             BERT_CONFIG_FILE=str(config))
+  env = dict(
+    os.environ,
+    TF_CPP_MIN_LOG_LEVEL="2",
+    PYTHON=sys.executable,
+    OUTPUT_DIR=str(out),
+    VOCAB_FILE=str(vocab),
+    BERT_CONFIG_FILE=str(config),
+  )
   result = subprocess.run(
-      ["bash", str(EXAMPLES / "pretraining_demo.sh"), "--num_train_steps=80",
-       "--learning_rate=3e-3", "--max_eval_steps=10", "--seed=1",
-       "--noprogress"], env=env, capture_output=True, text=True, timeout=300,
-      check=False)
+    [
+      "bash",
+      str(EXAMPLES / "pretraining_demo.sh"),
+      "--num_train_steps=80",
+      "--learning_rate=3e-3",
+      "--max_eval_steps=10",
+      "--seed=1",
+      "--noprogress",
+    ],
+    env=env,
+    capture_output=True,
+    text=True,
+    timeout=300,
+    check=False,
+  )
   assert result.returncode == 0, result.stderr[-3000:]
   keys, results = _eval_results(out / "eval_results.txt")
-  assert keys == ["global_step", "loss", "masked_lm_accuracy",
-                  "masked_lm_loss", "next_sentence_accuracy",
-                  "next_sentence_loss"]
+  assert keys == [
+    "global_step",
+    "loss",
+    "masked_lm_accuracy",
+    "masked_lm_loss",
+    "next_sentence_accuracy",
+    "next_sentence_loss",
+  ]
   assert results["global_step"] == 80
   assert (out / "ckpt-80.index").exists()
   # loss = masked_lm_loss + next_sentence_loss (both means over 10 batches).
@@ -84,22 +113,40 @@ def test_demo_path_overfits(tmp_path):
 def _run_pretraining(tmp_path, *flags):
   env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
   return subprocess.run(
-      [sys.executable, "run_pretraining.py", "--output_dir=%s" % tmp_path,
-       "--bert_config_file=%s" % (EXAMPLES / "bert_config_tiny.json")]
-      + list(flags), cwd=REPO, env=env, capture_output=True, text=True,
-      timeout=120, check=False)
+    [
+      sys.executable,
+      "run_pretraining.py",
+      "--output_dir=%s" % tmp_path,
+      "--bert_config_file=%s" % (EXAMPLES / "bert_config_tiny.json"),
+    ]
+    + list(flags),
+    cwd=REPO,
+    env=env,
+    capture_output=True,
+    text=True,
+    timeout=120,
+    check=False,
+  )
 
 
 def test_records_must_match_length_flags(tmp_path):
   record = tmp_path / "golden.tfrecord"  # max_seq_length 128, 20 predictions
-  record.write_bytes(gzip.decompress(
-      (FIXTURES / "pretraining" / "instances.tfrecord.gz").read_bytes()))
-  result = _run_pretraining(tmp_path, "--do_eval", "--input_file=%s" % record,
-                            "--max_predictions_per_seq=10")
+  record.write_bytes(
+    gzip.decompress(
+      (FIXTURES / "pretraining" / "instances.tfrecord.gz").read_bytes()
+    )
+  )
+  result = _run_pretraining(
+    tmp_path,
+    "--do_eval",
+    "--input_file=%s" % record,
+    "--max_predictions_per_seq=10",
+  )
   assert result.returncode == 1
   last = result.stderr.strip().splitlines()[-1]
   assert last == (
-      "ERROR: --input_file %s: record 0 has 20 values of masked_lm_positions, "
-      "the flags expect 10 (--max_seq_length / --max_predictions_per_seq "
-      "must match data generation)" % record), last
+    "ERROR: --input_file %s: record 0 has 20 values of masked_lm_positions, "
+    "the flags expect 10 (--max_seq_length / --max_predictions_per_seq "
+    "must match data generation)" % record
+  ), last
   assert "Traceback" not in result.stderr

@@ -37,8 +37,11 @@ _SIGMAS = 5
 @pytest.fixture(scope="module")
 def batch(tmp_path_factory):
   path = tmp_path_factory.mktemp("golden") / "instances.tfrecord"
-  path.write_bytes(gzip.decompress(
-      (FIXTURES / "pretraining" / "instances.tfrecord.gz").read_bytes()))
+  path.write_bytes(
+    gzip.decompress(
+      (FIXTURES / "pretraining" / "instances.tfrecord.gz").read_bytes()
+    )
+  )
   specs = pretraining_task.feature_spec(128, 20)
   return next(iter(input_pipeline.eval_dataset([str(path)], specs, 1000)))
 
@@ -54,15 +57,14 @@ def test_whole_words_are_masked_as_units_with_the_80_10_10_rule(batch):
   inv = {i: t for t, i in vocab.items()}
   mask_id = vocab["[MASK]"]
   tf.random.set_seed(1)
-  masking = DynamicMasking.from_vocab_file(vocab_file, 20,
-                                           whole_word_mask=True)
+  masking = DynamicMasking.from_vocab_file(vocab_file, 20, whole_word_mask=True)
   original = unmasked_input_ids(batch).numpy()
   lengths = batch["input_mask"].numpy().sum(-1)
   rows = [[inv[i] for i in original[r, :n]] for r, n in enumerate(lengths)]
   groups = [_whole_word_groups(tokens) for tokens in rows]
   assert sum(len(g) > 1 for row in groups for g in row) > 300
   pieces = masked_to_mask = kept = 0
-  mixed, mixed_mean, mixed_var = 0, 0., 0.
+  mixed, mixed_mean, mixed_var = 0, 0.0, 0.0
   previous = None
   for _ in range(_REPEATS):
     out = {k: v.numpy() for k, v in masking(batch).items()}
@@ -75,8 +77,9 @@ def test_whole_words_are_masked_as_units_with_the_80_10_10_rule(batch):
       budget = min(20, max(1, int(round(len(tokens) * 0.15))))
       assert list(positions) == sorted(chosen) and 1 <= count <= budget
       np.testing.assert_array_equal(out["masked_lm_weights"][r, count:], 0)
-      np.testing.assert_array_equal(out["masked_lm_ids"][r, :count],
-                                    original[r, positions])
+      np.testing.assert_array_equal(
+        out["masked_lm_ids"][r, :count], original[r, positions]
+      )
       for group in row_groups:
         inside = [p in chosen for p in group]
         assert all(inside) or not any(inside), (r, group, positions)
@@ -85,17 +88,23 @@ def test_whole_words_are_masked_as_units_with_the_80_10_10_rule(batch):
           assert len(group) > budget - count
       assert chosen <= {p for g in row_groups for p in g}
       untouched = np.setdiff1d(np.arange(128), positions)
-      np.testing.assert_array_equal(out["input_ids"][r, untouched],
-                                    original[r, untouched])
+      np.testing.assert_array_equal(
+        out["input_ids"][r, untouched], original[r, untouched]
+      )
       new = out["input_ids"][r, positions]
       pieces += count
       masked_to_mask += (new == mask_id).sum()
       kept += (new == original[r, positions]).sum()
       for group in row_groups:
         if len(group) > 1 and group[0] in chosen:
-          outcome = ["mask" if out["input_ids"][r, p] == mask_id else
-                     "keep" if out["input_ids"][r, p] == original[r, p]
-                     else "random" for p in group]
+          outcome = [
+            "mask"
+            if out["input_ids"][r, p] == mask_id
+            else "keep"
+            if out["input_ids"][r, p] == original[r, p]
+            else "random"
+            for p in group
+          ]
           uniform = 0.8 ** len(group) + 2 * 0.1 ** len(group)
           mixed += len(set(outcome)) > 1
           mixed_mean += 1 - uniform
@@ -111,13 +120,24 @@ def test_whole_words_are_masked_as_units_with_the_80_10_10_rule(batch):
 def test_whole_word_mask_without_dynamic_masking_is_refused(tmp_path):
   # Static masks come from create_pretraining_data: the flag would do nothing.
   result = subprocess.run(
-      [sys.executable, "run_pretraining.py", "--input_file=x.tfrecord",
-       "--bert_config_file=examples/bert_config_tiny.json",
-       "--output_dir=%s" % (tmp_path / "out"), "--do_train",
-       "--do_whole_word_mask"], cwd=REPO, capture_output=True, text=True,
-      timeout=120, check=False)
+    [
+      sys.executable,
+      "run_pretraining.py",
+      "--input_file=x.tfrecord",
+      "--bert_config_file=examples/bert_config_tiny.json",
+      "--output_dir=%s" % (tmp_path / "out"),
+      "--do_train",
+      "--do_whole_word_mask",
+    ],
+    cwd=REPO,
+    capture_output=True,
+    text=True,
+    timeout=120,
+    check=False,
+  )
   assert result.returncode == 1
   assert result.stderr.strip().splitlines()[-1] == (
-      "ERROR: --do_whole_word_mask needs --dynamic_masking (static masks are "
-      "made by create_pretraining_data)")
+    "ERROR: --do_whole_word_mask needs --dynamic_masking (static masks are "
+    "made by create_pretraining_data)"
+  )
   assert not (tmp_path / "out").exists()

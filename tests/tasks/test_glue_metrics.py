@@ -17,20 +17,24 @@ MCC = (3 * 2 - 1 * 2) / math.sqrt((3 + 1) * (3 + 2) * (2 + 1) * (2 + 2))
 
 def test_cola_mcc():
   assert compute_metrics("cola", PREDS, LABELS) == pytest.approx(
-      {"eval_accuracy": ACCURACY, "eval_mcc": MCC})
+    {"eval_accuracy": ACCURACY, "eval_mcc": MCC}
+  )
 
 
 @pytest.mark.parametrize("task", ["mrpc", "QQP"])
 def test_f1_tasks(task):
   assert compute_metrics(task, PREDS, LABELS) == pytest.approx(
-      {"eval_accuracy": ACCURACY, "eval_f1": F1})
+    {"eval_accuracy": ACCURACY, "eval_f1": F1}
+  )
 
 
-@pytest.mark.parametrize("task", ["sst-2", "mnli", "mnli-mm", "qnli", "rte",
-                                  "wnli", "xnli", "tsv"])
+@pytest.mark.parametrize(
+  "task", ["sst-2", "mnli", "mnli-mm", "qnli", "rte", "wnli", "xnli", "tsv"]
+)
 def test_accuracy_tasks(task):
   assert compute_metrics(task, PREDS, LABELS) == pytest.approx(
-      {"eval_accuracy": ACCURACY})
+    {"eval_accuracy": ACCURACY}
+  )
 
 
 def test_logits_are_argmaxed_and_padding_is_ignored():
@@ -40,7 +44,8 @@ def test_logits_are_argmaxed_and_padding_is_ignored():
   labels = LABELS + [1, 1]
   real = [1] * 8 + [0, 0]
   assert compute_metrics("mrpc", logits, labels, real) == pytest.approx(
-      {"eval_accuracy": ACCURACY, "eval_f1": F1})
+    {"eval_accuracy": ACCURACY, "eval_f1": F1}
+  )
   assert compute_metrics("mrpc", logits, labels)["eval_accuracy"] == 0.5
 
 
@@ -50,15 +55,17 @@ def test_stsb_pearson_spearman():
   scores = [[1.0], [2.0], [3.0], [4.0], [0.0]]
   gold = [2.0, 5.0, 4.0, 9.0, 4.0]
   assert compute_metrics("sts-b", scores, gold, [1, 1, 1, 1, 0]) == (
-      pytest.approx({"eval_pearson": 10 / math.sqrt(130),
-                     "eval_spearmanr": 0.8}))
+    pytest.approx({"eval_pearson": 10 / math.sqrt(130), "eval_spearmanr": 0.8})
+  )
 
 
 def test_regression_tsv_and_prefix():
-  result = compute_metrics("tsv", [1, 2, 3, 4], [2, 5, 4, 9],
-                           is_regression=True, prefix="eval_mm_")
-  assert result == pytest.approx({"eval_mm_pearson": 10 / math.sqrt(130),
-                                  "eval_mm_spearmanr": 0.8})
+  result = compute_metrics(
+    "tsv", [1, 2, 3, 4], [2, 5, 4, 9], is_regression=True, prefix="eval_mm_"
+  )
+  assert result == pytest.approx(
+    {"eval_mm_pearson": 10 / math.sqrt(130), "eval_mm_spearmanr": 0.8}
+  )
 
 
 def test_constant_prediction_gives_nan_correlation():

@@ -18,19 +18,22 @@ B, C, S = 2, 3, 8
 
 @pytest.fixture(scope="module")
 def config():
-  return BertConfig.from_json_file(str(ENCODER_DIR / "ckpt_b" /
-                                       "bert_config.json"))
+  return BertConfig.from_json_file(
+    str(ENCODER_DIR / "ckpt_b" / "bert_config.json")
+  )
 
 
 def _features(config):
   rng = np.random.RandomState(0)
   lengths = rng.randint(3, S + 1, size=(B, C))
   mask = (np.arange(S) < lengths[..., None]).astype(np.int32)
-  return {"input_ids": rng.randint(1, config.vocab_size, (B, C, S)) * mask,
-          "input_mask": mask,
-          "segment_ids": (np.arange(S) >= 3).astype(np.int32) * mask,
-          "label_ids": np.array([2, 0], np.int32),
-          "is_real_example": np.ones(B, np.int32)}
+  return {
+    "input_ids": rng.randint(1, config.vocab_size, (B, C, S)) * mask,
+    "input_mask": mask,
+    "segment_ids": (np.arange(S) >= 3).astype(np.int32) * mask,
+    "label_ids": np.array([2, 0], np.int32),
+    "is_real_example": np.ones(B, np.int32),
+  }
 
 
 def test_scores_are_pooled_dot_w_plus_b_softmax(config):
@@ -47,18 +50,20 @@ def test_scores_are_pooled_dot_w_plus_b_softmax(config):
   logits = np.zeros((B, C))
   for c in range(C):
     pooled = model.encoder(
-        {k: features[k][:, c] for k in ("input_ids", "input_mask",
-                                         "segment_ids")},
-        training=False)["pooled_output"].numpy()
+      {
+        k: features[k][:, c] for k in ("input_ids", "input_mask", "segment_ids")
+      },
+      training=False,
+    )["pooled_output"].numpy()
     logits[:, c] = pooled @ w[0] + 0.75
   probabilities = np.exp(logits) / np.exp(logits).sum(1, keepdims=True)
   losses = -np.log(probabilities[np.arange(B), features["label_ids"]])
   np.testing.assert_allclose(outputs["logits"], logits, atol=1e-5)
-  np.testing.assert_allclose(outputs["probabilities"], probabilities,
-                             atol=1e-6)
+  np.testing.assert_allclose(outputs["probabilities"], probabilities, atol=1e-6)
   np.testing.assert_allclose(outputs["per_example_loss"], losses, rtol=1e-5)
   assert float(task.loss(features, outputs)) == pytest.approx(
-      losses.mean(), rel=1e-5)
+    losses.mean(), rel=1e-5
+  )
   spec = task.feature_spec(True)
   assert spec["input_ids"].shape == [C, S]
   assert spec["label_ids"].shape == []
@@ -69,7 +74,9 @@ def test_head_names_registry_and_checkpoint(config, tmp_path):
   model = MultipleChoiceTask(config, C, S).build_model()
   names = model.tf1_variables()
   assert names["cls/multiple_choice/output_weights"].shape == (
-      1, config.hidden_size)
+    1,
+    config.hidden_size,
+  )
   assert names["cls/multiple_choice/output_bias"].shape == (1,)
   assert len(names) == len(model.encoder.tf1_variables()) + 2
   # A TF1 checkpoint with the head loads back with it, found by its marker.
@@ -79,4 +86,5 @@ def test_head_names_registry_and_checkpoint(config, tmp_path):
   _, heads, report = pretrained.load_tf1_model(config, prefix)
   assert sorted(heads) == ["multiple_choice"] and not report.not_in_checkpoint
   np.testing.assert_array_equal(
-      heads["multiple_choice"].projection.output_bias.numpy(), [-1.5])
+    heads["multiple_choice"].projection.output_bias.numpy(), [-1.5]
+  )

@@ -30,40 +30,46 @@ from tests.helpers.checkpoints import golden_inputs
 
 GOLDEN_A = FIXTURES / "encoder" / "expected_a.npz"
 CLS_NAMES = {
-    "cls/predictions/transform/dense/kernel": [64, 64],
-    "cls/predictions/transform/dense/bias": [64],
-    "cls/predictions/transform/LayerNorm/beta": [64],
-    "cls/predictions/transform/LayerNorm/gamma": [64],
-    "cls/predictions/output_bias": [3000],
-    "cls/seq_relationship/output_weights": [2, 64],
-    "cls/seq_relationship/output_bias": [2],
+  "cls/predictions/transform/dense/kernel": [64, 64],
+  "cls/predictions/transform/dense/bias": [64],
+  "cls/predictions/transform/LayerNorm/beta": [64],
+  "cls/predictions/transform/LayerNorm/gamma": [64],
+  "cls/predictions/output_bias": [3000],
+  "cls/seq_relationship/output_weights": [2, 64],
+  "cls/seq_relationship/output_bias": [2],
 }
 
 
 def _config_a():
   return BertConfig.from_json_file(
-      str(FIXTURES / "encoder" / "ckpt_a" / "bert_config.json"))
+    str(FIXTURES / "encoder" / "ckpt_a" / "bert_config.json")
+  )
 
 
 def _features_a(positions, labels, weights, nsp_labels):
   features = {k: tf.constant(v) for k, v in golden_inputs().items()}
   features.update(
-      masked_lm_positions=tf.constant(positions, tf.int32),
-      masked_lm_ids=tf.constant(labels, tf.int32),
-      masked_lm_weights=tf.constant(weights, tf.float32),
-      next_sentence_labels=tf.constant(nsp_labels, tf.int32)[:, None])
+    masked_lm_positions=tf.constant(positions, tf.int32),
+    masked_lm_ids=tf.constant(labels, tf.int32),
+    masked_lm_weights=tf.constant(weights, tf.float32),
+    next_sentence_labels=tf.constant(nsp_labels, tf.int32)[:, None],
+  )
   return features
 
 
 def test_loss_formula_on_hand_made_tensors():
-  features = {"masked_lm_weights": tf.constant([[1., 1., 0.], [1., 0., 0.]])}
-  outputs = {"masked_lm_example_loss": tf.constant([[1., 2., 3.],
-                                                    [4., 5., 6.]]),
-             "next_sentence_example_loss": tf.constant([0.5, 1.5])}
+  features = {
+    "masked_lm_weights": tf.constant([[1.0, 1.0, 0.0], [1.0, 0.0, 0.0]])
+  }
+  outputs = {
+    "masked_lm_example_loss": tf.constant([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]),
+    "next_sentence_example_loss": tf.constant([0.5, 1.5]),
+  }
   # (1 + 2 + 4) / (3 + 1e-5) + mean(0.5, 1.5); weight-0 losses are ignored.
   expected = 7.0 / (3.0 + 1e-5) + 1.0
   assert float(pretraining_loss(features, outputs)) == pytest.approx(
-      expected, rel=1e-6)
+    expected, rel=1e-6
+  )
   # No real prediction at all: the 1e-5 keeps the MLM term at 0, not NaN.
   features["masked_lm_weights"] = tf.zeros([2, 3])
   assert float(pretraining_loss(features, outputs)) == pytest.approx(1.0)
@@ -74,26 +80,33 @@ def test_metrics_on_hand_made_tensors():
   log_probs = np.log(np.full((2, 2, 3), 0.1, np.float32))
   log_probs[:, :, 1] = np.log(0.8)
   features = {
-      "masked_lm_ids": tf.constant([[1, 2], [1, 1]]),
-      "masked_lm_weights": tf.constant([[1., 1.], [0., 0.]]),
-      "next_sentence_labels": tf.constant([[0], [1]])}
+    "masked_lm_ids": tf.constant([[1, 2], [1, 1]]),
+    "masked_lm_weights": tf.constant([[1.0, 1.0], [0.0, 0.0]]),
+    "next_sentence_labels": tf.constant([[0], [1]]),
+  }
   outputs = {
-      "masked_lm_log_probs": tf.constant(log_probs),
-      "masked_lm_example_loss": tf.constant(-log_probs[:, :, 1]),
-      "next_sentence_log_probs": tf.math.log(tf.constant([[0.9, 0.1],
-                                                          [0.7, 0.3]])),
-      "next_sentence_example_loss": -tf.math.log(tf.constant([0.9, 0.3]))}
-  metrics = {k: (float(tf.reduce_sum(n)), float(tf.reduce_sum(d)))
-             for k, (n, d) in pretraining_metrics(features, outputs).items()}
+    "masked_lm_log_probs": tf.constant(log_probs),
+    "masked_lm_example_loss": tf.constant(-log_probs[:, :, 1]),
+    "next_sentence_log_probs": tf.math.log(
+      tf.constant([[0.9, 0.1], [0.7, 0.3]])
+    ),
+    "next_sentence_example_loss": -tf.math.log(tf.constant([0.9, 0.3])),
+  }
+  metrics = {
+    k: (float(tf.reduce_sum(n)), float(tf.reduce_sum(d)))
+    for k, (n, d) in pretraining_metrics(features, outputs).items()
+  }
   ratio = {k: n / d for k, (n, d) in metrics.items()}
   assert ratio["masked_lm_accuracy"] == pytest.approx(0.5)
   assert ratio["masked_lm_loss"] == pytest.approx(-np.log(0.8))
   assert ratio["next_sentence_accuracy"] == pytest.approx(0.5)
   assert ratio["next_sentence_loss"] == pytest.approx(
-      -(np.log(0.9) + np.log(0.3)) / 2)
+    -(np.log(0.9) + np.log(0.3)) / 2
+  )
   assert metrics["loss"][1] == pytest.approx(1.0)  # One batch.
   assert ratio["loss"] == pytest.approx(
-      float(pretraining_loss(features, outputs)), rel=1e-6)
+    float(pretraining_loss(features, outputs)), rel=1e-6
+  )
 
 
 def test_original_checkpoint_heads_and_loss_match_original():
@@ -102,28 +115,35 @@ def test_original_checkpoint_heads_and_loss_match_original():
   golden = np.load(GOLDEN_A)
   model = PretrainingModel(_config_a())
   names = model.tf1_variables()
-  assert {n: list(names[n].shape) for n in names
-          if n.startswith("cls/")} == CLS_NAMES
+  assert {
+    n: list(names[n].shape) for n in names if n.startswith("cls/")
+  } == CLS_NAMES
   tf1_init_fn(ckpt_prefix("ckpt_a"))(model)
   positions = [[1, 5, 0], [2, 3, 9], [0, 0, 0]]
   labels = [[7, 2999, 0], [100, 5, 42], [0, 0, 0]]
-  weights = [[1., 1., 0.], [1., 1., 1.], [0., 0., 0.]]
+  weights = [[1.0, 1.0, 0.0], [1.0, 1.0, 1.0], [0.0, 0.0, 0.0]]
   nsp_labels = [0, 1, 1]
   features = _features_a(positions, labels, weights, nsp_labels)
   outputs = model(features, training=False)
-  expected_mlm = np.take_along_axis(golden["mlm_log_probs"],
-                                    np.array(positions)[:, :, None], axis=1)
-  np.testing.assert_allclose(outputs["masked_lm_log_probs"], expected_mlm,
-                             atol=2e-4)
-  np.testing.assert_allclose(outputs["next_sentence_log_probs"],
-                             golden["nsp_log_probs"], atol=2e-5)
-  mlm_losses = -np.take_along_axis(expected_mlm, np.array(labels)[:, :, None],
-                                   axis=2)[:, :, 0]
+  expected_mlm = np.take_along_axis(
+    golden["mlm_log_probs"], np.array(positions)[:, :, None], axis=1
+  )
+  np.testing.assert_allclose(
+    outputs["masked_lm_log_probs"], expected_mlm, atol=2e-4
+  )
+  np.testing.assert_allclose(
+    outputs["next_sentence_log_probs"], golden["nsp_log_probs"], atol=2e-5
+  )
+  mlm_losses = -np.take_along_axis(
+    expected_mlm, np.array(labels)[:, :, None], axis=2
+  )[:, :, 0]
   nsp_losses = -golden["nsp_log_probs"][np.arange(3), nsp_labels]
-  expected_loss = ((mlm_losses * weights).sum() / (np.sum(weights) + 1e-5) +
-                   nsp_losses.mean())
+  expected_loss = (mlm_losses * weights).sum() / (
+    np.sum(weights) + 1e-5
+  ) + nsp_losses.mean()
   assert float(pretraining_loss(features, outputs)) == pytest.approx(
-      expected_loss, abs=2e-4)
+    expected_loss, abs=2e-4
+  )
 
 
 def _random_pretraining_model(config, seed):
@@ -135,18 +155,26 @@ def _random_pretraining_model(config, seed):
 
 
 def test_export_engine_checkpoint_round_trip(tmp_path):
-  config = BertConfig(50, hidden_size=16, num_hidden_layers=1,
-                      num_attention_heads=2, intermediate_size=32,
-                      max_position_embeddings=16, type_vocab_size=2)
+  config = BertConfig(
+    50,
+    hidden_size=16,
+    num_hidden_layers=1,
+    num_attention_heads=2,
+    intermediate_size=32,
+    max_position_embeddings=16,
+    type_vocab_size=2,
+  )
   source = _random_pretraining_model(config, 0)
   # What `Trainer` saves: model + optimizer (slots, step).
   optimizer = create_optimizer(1e-3, 10, 1)
   optimizer.build(source.trainable_variables)
   optimizer.iterations.assign(7)
   tf.train.Checkpoint(model=source, optimizer=optimizer).save(
-      str(tmp_path / "run" / "ckpt"))
-  prefix = export_tf1_checkpoint(PretrainingModel(config),
-                                 str(tmp_path / "run"), str(tmp_path / "tf1"))
+    str(tmp_path / "run" / "ckpt")
+  )
+  prefix = export_tf1_checkpoint(
+    PretrainingModel(config), str(tmp_path / "run"), str(tmp_path / "tf1")
+  )
   shapes = checkpoint_io.checkpoint_shapes(prefix)
   assert int(tf.train.load_checkpoint(prefix).get_tensor("global_step")) == 7
   assert set(shapes) == set(source.tf1_variables()) | {"global_step"}
@@ -154,34 +182,42 @@ def test_export_engine_checkpoint_round_trip(tmp_path):
   target = PretrainingModel(config)
   tf1_init_fn(prefix)(target)
   for name, variable in source.tf1_variables().items():
-    np.testing.assert_array_equal(target.tf1_variables()[name], variable,
-                                  err_msg=name)
+    np.testing.assert_array_equal(
+      target.tf1_variables()[name], variable, err_msg=name
+    )
   # A classifier run is not a pre-training checkpoint.
   tf.train.Checkpoint(model=ClassifierModel(config, 2)).save(
-      str(tmp_path / "cls" / "ckpt"))
+    str(tmp_path / "cls" / "ckpt")
+  )
   with pytest.raises(InputError, match="not a checkpoint of this model"):
-    export_tf1_checkpoint(PretrainingModel(config), str(tmp_path / "cls"),
-                          str(tmp_path / "out"))
+    export_tf1_checkpoint(
+      PretrainingModel(config), str(tmp_path / "cls"), str(tmp_path / "out")
+    )
 
 
 @pytest.fixture(scope="module")
 def golden_batch(tmp_path_factory):
   """The original's 118 instances of sample_text.txt, as one batch."""
   path = tmp_path_factory.mktemp("golden") / "instances.tfrecord"
-  path.write_bytes(gzip.decompress(
-      (FIXTURES / "pretraining" / "instances.tfrecord.gz").read_bytes()))
+  path.write_bytes(
+    gzip.decompress(
+      (FIXTURES / "pretraining" / "instances.tfrecord.gz").read_bytes()
+    )
+  )
   specs = pretraining_task.feature_spec(128, 20)
   return next(iter(input_pipeline.eval_dataset([str(path)], specs, 1000)))
 
 
 def test_unmasked_ids_restore_the_original_text(golden_batch, vocab_file):
   tokenizer = tokenization.FullTokenizer(vocab_file, True)
-  with open(FIXTURES / "pretraining" / "sample_text.txt",
-            encoding="utf-8") as f:
+  with open(
+    FIXTURES / "pretraining" / "sample_text.txt", encoding="utf-8"
+  ) as f:
     text = " %s " % " ".join(tokenizer.tokenize(f.read()))
   restored = unmasked_input_ids(golden_batch).numpy()
-  assert "[MASK]" in " ".join(tokenizer.convert_ids_to_tokens(
-      golden_batch["input_ids"].numpy()[0]))
+  assert "[MASK]" in " ".join(
+    tokenizer.convert_ids_to_tokens(golden_batch["input_ids"].numpy()[0])
+  )
   for ids, mask in zip(restored, golden_batch["input_mask"].numpy()):
     tokens = tokenizer.convert_ids_to_tokens(ids[mask == 1])
     assert tokens[0] == "[CLS]" and tokens[-1] == "[SEP]"
@@ -190,8 +226,9 @@ def test_unmasked_ids_restore_the_original_text(golden_batch, vocab_file):
       assert " %s " % segment in text
 
 
-def test_dynamic_masking_rates_and_never_special_tokens(golden_batch,
-                                                        vocab_file):
+def test_dynamic_masking_rates_and_never_special_tokens(
+  golden_batch, vocab_file
+):
   tf.random.set_seed(0)
   masking = DynamicMasking.from_vocab_file(vocab_file, 20)
   vocab = tokenization.load_vocab(vocab_file)
@@ -203,20 +240,24 @@ def test_dynamic_masking_rates_and_never_special_tokens(golden_batch,
     count = int(masked["masked_lm_weights"][row].sum())
     positions = masked["masked_lm_positions"][row, :count]
     np.testing.assert_array_equal(masked["masked_lm_weights"][row, count:], 0)
-    specials = np.isin(original[row, :length],
-                       [vocab["[CLS]"], vocab["[SEP]"]]).sum()
+    specials = np.isin(
+      original[row, :length], [vocab["[CLS]"], vocab["[SEP]"]]
+    ).sum()
     # ceil(15% of the maskable tokens) in float32 as tf_text, capped at
     # max_predictions_per_seq.
     rate = np.float32(length - specials) * np.float32(0.15)
     assert count == min(20, int(np.ceil(rate)))
     assert np.all(positions < length)
-    assert not np.isin(original[row, positions],
-                       [vocab["[CLS]"], vocab["[SEP]"], 0]).any()
-    np.testing.assert_array_equal(masked["masked_lm_ids"][row, :count],
-                                  original[row, positions])
+    assert not np.isin(
+      original[row, positions], [vocab["[CLS]"], vocab["[SEP]"], 0]
+    ).any()
+    np.testing.assert_array_equal(
+      masked["masked_lm_ids"][row, :count], original[row, positions]
+    )
     untouched = np.setdiff1d(np.arange(128), positions)
-    np.testing.assert_array_equal(masked["input_ids"][row, untouched],
-                                  original[row, untouched])
+    np.testing.assert_array_equal(
+      masked["input_ids"][row, untouched], original[row, untouched]
+    )
     new = masked["input_ids"][row, positions]
     total += count
     changed_to_mask += (new == vocab["[MASK]"]).sum()
@@ -226,20 +267,32 @@ def test_dynamic_masking_rates_and_never_special_tokens(golden_batch,
   assert 0.06 < kept / total < 0.14
 
 
-def test_trainer_with_dynamic_masking_checkpoints(golden_batch, vocab_file,
-                                                  tmp_path):
+def test_trainer_with_dynamic_masking_checkpoints(
+  golden_batch, vocab_file, tmp_path
+):
   """Stateful masking ops must not break the Trainer's input checkpoint."""
-  config = BertConfig(30522, hidden_size=16, num_hidden_layers=1,
-                      num_attention_heads=2, intermediate_size=32,
-                      max_position_embeddings=128, type_vocab_size=2)
+  config = BertConfig(
+    30522,
+    hidden_size=16,
+    num_hidden_layers=1,
+    num_attention_heads=2,
+    intermediate_size=32,
+    max_position_embeddings=128,
+    type_vocab_size=2,
+  )
   rows = tf.data.Dataset.from_tensor_slices(golden_batch)
   masking = DynamicMasking.from_vocab_file(vocab_file, 20)
-  dataset_fn = masking.wrap(lambda ctx=None: rows.repeat().batch(
-      8, drop_remainder=True))
-  trainer = Trainer(PretrainingTask(config, 128, 20),
-                    lambda: create_optimizer(1e-3, 4, 1), str(tmp_path),
-                    iterations_per_loop=2, save_checkpoints_steps=2,
-                    progress=False)
+  dataset_fn = masking.wrap(
+    lambda ctx=None: rows.repeat().batch(8, drop_remainder=True)
+  )
+  trainer = Trainer(
+    PretrainingTask(config, 128, 20),
+    lambda: create_optimizer(1e-3, 4, 1),
+    str(tmp_path),
+    iterations_per_loop=2,
+    save_checkpoints_steps=2,
+    progress=False,
+  )
   history = trainer.train(dataset_fn, 4)
   assert [h["step"] for h in history] == [2, 4]
   assert all(np.isfinite(h["loss"]) for h in history)

@@ -32,26 +32,31 @@ _MLM_WEIGHTS = [1.0, 1.0, 0.0, 0.0]
 _MLM_REAL = B * sum(_MLM_WEIGHTS)
 # Uniform masked LM (sum(w) / (sum(w) + 1e-5) of ln V: the original's
 # epsilon) plus uniform NSP.
-_PRETRAINING_ZERO_LOSS = (math.log(V) * _MLM_REAL / (_MLM_REAL + 1e-5) +
-                          math.log(2))
+_PRETRAINING_ZERO_LOSS = math.log(V) * _MLM_REAL / (
+  _MLM_REAL + 1e-5
+) + math.log(2)
 
 # case -> (Task, its loss when every logit is 0 as a function of the batch,
 # derived by hand: uniform predictions cost ln(number of classes)).
 _TASKS = {
-    "classification": (ClassificationTask(CONFIG, K, S),
-                       lambda b: math.log(K)),
-    # Squared error of the score 0: the mean squared label.
-    "regression": (ClassificationTask(CONFIG, 1, S),
-                   lambda b: float(np.mean(np.square(b["label_ids"])))),
-    # Sigmoid cross-entropy of logit 0: ln 2 whatever the label.
-    "multi_label": (ClassificationTask(CONFIG, K, S, multi_label=True),
-                    lambda b: math.log(2)),
-    "multiple_choice": (MultipleChoiceTask(CONFIG, C, S),
-                        lambda b: math.log(C)),
-    "tagging": (TaggingTask(CONFIG, K, S), lambda b: math.log(K)),
-    "squad": (SquadTask(CONFIG, S), lambda b: math.log(S)),
-    "pretraining": (PretrainingTask(CONFIG, S, P),
-                    lambda b: _PRETRAINING_ZERO_LOSS),
+  "classification": (ClassificationTask(CONFIG, K, S), lambda b: math.log(K)),
+  # Squared error of the score 0: the mean squared label.
+  "regression": (
+    ClassificationTask(CONFIG, 1, S),
+    lambda b: float(np.mean(np.square(b["label_ids"]))),
+  ),
+  # Sigmoid cross-entropy of logit 0: ln 2 whatever the label.
+  "multi_label": (
+    ClassificationTask(CONFIG, K, S, multi_label=True),
+    lambda b: math.log(2),
+  ),
+  "multiple_choice": (MultipleChoiceTask(CONFIG, C, S), lambda b: math.log(C)),
+  "tagging": (TaggingTask(CONFIG, K, S), lambda b: math.log(K)),
+  "squad": (SquadTask(CONFIG, S), lambda b: math.log(S)),
+  "pretraining": (
+    PretrainingTask(CONFIG, S, P),
+    lambda b: _PRETRAINING_ZERO_LOSS,
+  ),
 }
 
 
@@ -66,8 +71,11 @@ def _value(name, shape, dtype, rng, case):
   if name == "label_ids":
     if dtype == tf.float32:
       return rng.uniform(0, 5, shape)  # an STS-B-like score
-    return rng.randint(0, 2 if case == "multi_label" else
-                       C if case == "multiple_choice" else K, shape)
+    return rng.randint(
+      0,
+      2 if case == "multi_label" else C if case == "multiple_choice" else K,
+      shape,
+    )
   if name == "label_weights":
     return (np.arange(S) % 3 != 0) * np.ones(shape)  # some pieces unscored
   if name in ("start_positions", "end_positions", "masked_lm_positions"):
@@ -92,8 +100,9 @@ def _batch(task, case):
   for name, feature in task.feature_spec(True).items():
     shape = [B] + list(feature.shape)
     value = _value(name, shape, feature.dtype, rng, case)
-    batch[name] = tf.constant(value, tf.float32 if feature.dtype ==
-                              tf.float32 else tf.int32)
+    batch[name] = tf.constant(
+      value, tf.float32 if feature.dtype == tf.float32 else tf.int32
+    )
   return batch
 
 
@@ -133,13 +142,15 @@ def test_loss_and_metrics_on_a_tiny_batch(case):
   for name, (numerator, denominator) in metrics.items():
     assert numerator.shape == denominator.shape == (B,), name
     assert np.all(np.isfinite(numerator)) and np.all(
-        np.asarray(denominator) >= 0), name
+      np.asarray(denominator) >= 0
+    ), name
   assert set(task.predict_keys) <= set(batch) | set(task.feature_spec(False))
 
   _zero_heads(model)
   outputs = model(batch, training=False)
   assert float(task.loss(batch, outputs)) == pytest.approx(
-      zero_loss(batch), rel=1e-5)
+    zero_loss(batch), rel=1e-5
+  )
 
 
 def test_pretraining_metrics_at_zero_logits():
@@ -148,8 +159,10 @@ def test_pretraining_metrics_at_zero_logits():
   batch = _batch(task, "pretraining")
   _zero_heads(model)
   metrics = task.metrics(batch, model(batch, training=False))
-  value = {name: float(tf.reduce_sum(n) / tf.reduce_sum(d))
-           for name, (n, d) in metrics.items()}
+  value = {
+    name: float(tf.reduce_sum(n) / tf.reduce_sum(d))
+    for name, (n, d) in metrics.items()
+  }
   assert value["masked_lm_loss"] == pytest.approx(math.log(V), rel=1e-5)
   assert value["next_sentence_loss"] == pytest.approx(math.log(2), rel=1e-5)
   assert value["loss"] == pytest.approx(_PRETRAINING_ZERO_LOSS, rel=1e-5)
@@ -157,5 +170,4 @@ def test_pretraining_metrics_at_zero_logits():
   # accuracy is the share of labels that are 0.
   assert value["masked_lm_accuracy"] == 0
   labels = batch["next_sentence_labels"].numpy().ravel()
-  assert value["next_sentence_accuracy"] == pytest.approx(
-      np.mean(labels == 0))
+  assert value["next_sentence_accuracy"] == pytest.approx(np.mean(labels == 0))

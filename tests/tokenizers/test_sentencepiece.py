@@ -13,8 +13,13 @@ SPECIALS = ["[CLS]", "[SEP]", "[MASK]"]
 
 @pytest.fixture(scope="module")
 def model_file(request, tmp_path_factory):
-  corpus = (request.config.rootpath / "tests" / "fixtures" / "tokenization" /
-            "corpus_sample.txt.gz")
+  corpus = (
+    request.config.rootpath
+    / "tests"
+    / "fixtures"
+    / "tokenization"
+    / "corpus_sample.txt.gz"
+  )
   with gzip.open(corpus, "rb") as f:
     lines = f.read().decode("utf-8").split("\n")[:300]
   lines += ["In 1990, team %d won." % i for i in range(50)]
@@ -23,10 +28,19 @@ def model_file(request, tmp_path_factory):
   # ALBERT's layout: <pad>=0, <unk>=1, then the BERT specials. "1990," is
   # forced to be a piece so that the digit-comma re-split is exercised.
   spm.SentencePieceTrainer.train(
-      input=str(tmp / "corpus.txt"), model_prefix=str(tmp / "m"),
-      vocab_size=400, model_type="unigram", pad_id=0, unk_id=1, bos_id=-1,
-      eos_id=-1, user_defined_symbols=SPECIALS + ["1990,"],
-      character_coverage=1.0, num_threads=1, minloglevel=2)
+    input=str(tmp / "corpus.txt"),
+    model_prefix=str(tmp / "m"),
+    vocab_size=400,
+    model_type="unigram",
+    pad_id=0,
+    unk_id=1,
+    bos_id=-1,
+    eos_id=-1,
+    user_defined_symbols=SPECIALS + ["1990,"],
+    character_coverage=1.0,
+    num_threads=1,
+    minloglevel=2,
+  )
   return str(tmp / "m.model")
 
 
@@ -41,7 +55,12 @@ def test_vocab_and_special_ids(model_file):
   tokenizer = SentencePieceTokenizer(model_file, do_lower_case=True)
   assert len(tokenizer.vocab) == 400
   assert tokenizer.convert_tokens_to_ids(["<pad>", "<unk>"] + SPECIALS) == [
-      0, 1, 2, 3, 4]
+    0,
+    1,
+    2,
+    3,
+    4,
+  ]
   assert all(tokenizer.inv_vocab[i] == p for p, i in tokenizer.vocab.items())
   # Unknown pieces map to <unk> (ALBERT's PieceToId), no KeyError.
   assert tokenizer.convert_tokens_to_ids(["not-a-piece"]) == [1]
@@ -68,4 +87,5 @@ def test_digit_comma_is_split_off(model_file):
   # The re-encoded digits lose the boundary marker "1990," did not have.
   digits = ([digits[0][1:]] if len(digits[0]) > 1 else []) + digits[1:]
   assert tokenizer.tokenize("In 1990, the") == (
-      ["\u2581in", "\u2581"] + digits + [","] + ["\u2581the"])
+    ["\u2581in", "\u2581"] + digits + [","] + ["\u2581the"]
+  )

@@ -21,8 +21,12 @@ _TIMEOUT = 150
 
 
 def _env(**more):
-  env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", PYTHONPATH=str(REPO),
-             CUDA_VISIBLE_DEVICES="")
+  env = dict(
+    os.environ,
+    TF_CPP_MIN_LOG_LEVEL="2",
+    PYTHONPATH=str(REPO),
+    CUDA_VISIBLE_DEVICES="",
+  )
   env.update(more)
   return env
 
@@ -44,25 +48,35 @@ def _free_ports(count):
 @pytest.fixture(scope="module")
 def mirrored(tmp_path_factory):
   out = tmp_path_factory.mktemp("mirrored") / "out.npz"
-  subprocess.run(_command("mirrored", out), env=_env(), cwd=REPO, check=True,
-                 timeout=_TIMEOUT, capture_output=True)
+  subprocess.run(
+    _command("mirrored", out),
+    env=_env(),
+    cwd=REPO,
+    check=True,
+    timeout=_TIMEOUT,
+    capture_output=True,
+  )
   return dict(np.load(out))
 
 
 def _weights(result, prefix):
-  return [result[k] for k in sorted(result) if k[0] == prefix and k[1:]
-          .isdigit()]
+  return [
+    result[k] for k in sorted(result) if k[0] == prefix and k[1:].isdigit()
+  ]
 
 
 def test_mirrored_matches_single_device(mirrored):
-  np.testing.assert_allclose(mirrored["losses"], mirrored["single"],
-                             rtol=0, atol=1e-5)
+  np.testing.assert_allclose(
+    mirrored["losses"], mirrored["single"], rtol=0, atol=1e-5
+  )
   for w, s in zip(_weights(mirrored, "w"), _weights(mirrored, "s")):
     np.testing.assert_allclose(w, s, rtol=0, atol=1e-5)
   np.testing.assert_allclose(
-      mirrored["resumed"],
-      np.concatenate([w.ravel() for w in _weights(mirrored, "w")]),
-      rtol=0, atol=1e-6)
+    mirrored["resumed"],
+    np.concatenate([w.ravel() for w in _weights(mirrored, "w")]),
+    rtol=0,
+    atol=1e-6,
+  )
   # Dropout + accumulation + XLA ran under 2 replicas; predict kept all
   # 13 rows of the partial batches, in order.
   assert np.all(np.isfinite(mirrored["accum"]))
@@ -76,11 +90,18 @@ def test_multi_worker_matches_single_device(mirrored, tmp_path):
   out = tmp_path / "out.npz"
   procs = []
   for index in range(2):
-    config = json.dumps({"cluster": cluster,
-                         "task": {"type": "worker", "index": index}})
-    procs.append(subprocess.Popen(
-        _command("worker", out), env=_env(TF_CONFIG=config), cwd=REPO,
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE))
+    config = json.dumps(
+      {"cluster": cluster, "task": {"type": "worker", "index": index}}
+    )
+    procs.append(
+      subprocess.Popen(
+        _command("worker", out),
+        env=_env(TF_CONFIG=config),
+        cwd=REPO,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+      )
+    )
   try:
     for proc in procs:
       _, err = proc.communicate(timeout=_TIMEOUT)
@@ -91,7 +112,8 @@ def test_multi_worker_matches_single_device(mirrored, tmp_path):
   result = dict(np.load(out))
   saved = sorted(p.name for p in (tmp_path / "mw").glob("ckpt-*.index"))
   assert saved == ["ckpt-2.index", "ckpt-4.index", "ckpt-6.index"]
-  np.testing.assert_allclose(result["losses"], mirrored["single"],
-                             rtol=0, atol=1e-5)
+  np.testing.assert_allclose(
+    result["losses"], mirrored["single"], rtol=0, atol=1e-5
+  )
   for w, s in zip(_weights(result, "w"), _weights(mirrored, "s")):
     np.testing.assert_allclose(w, s, rtol=0, atol=1e-5)

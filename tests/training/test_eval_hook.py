@@ -37,20 +37,29 @@ class _Recorder:
     step = trainer.global_step
     if step == self.fail_at:
       raise KeyboardInterrupt("killed")
-    self.weights[step] = {n: v.numpy() for n, v in
-                          _names(trainer.model).items()}
+    self.weights[step] = {
+      n: v.numpy() for n, v in _names(trainer.model).items()
+    }
     rows = tf.data.Dataset.from_tensor_slices(support.examples()).batch(16)
     accuracy = trainer.evaluate(rows, 16)["accuracy"]
-    return {"score": SCORES[step], "accuracy": accuracy,
-            "global_step": -1}  # ignored: the hook records the real step
+    return {
+      "score": SCORES[step],
+      "accuracy": accuracy,
+      "global_step": -1,
+    }  # ignored: the hook records the real step
 
 
 def _train(output_dir, eval_fn, steps=support.NUM_STEPS, **hook_kwargs):
   hook_kwargs.setdefault("best_metric", "score")
   hook = EvalHook(eval_fn, output_dir, 1, save_fn=_save, **hook_kwargs)
-  trainer = Trainer(support.TinyTask(), support.optimizer_fn, output_dir,
-                    progress=False, iterations_per_loop=1,
-                    save_checkpoints_steps=0)
+  trainer = Trainer(
+    support.TinyTask(),
+    support.optimizer_fn,
+    output_dir,
+    progress=False,
+    iterations_per_loop=1,
+    save_checkpoints_steps=0,
+  )
   return trainer, trainer.train(support.dataset_fn(8), steps, eval_hook=hook)
 
 
@@ -65,7 +74,8 @@ def _event_scalars(folder):
     for event in tf.compat.v1.train.summary_iterator(str(path)):
       for value in event.summary.value:
         values.setdefault(value.tag, {})[event.step] = float(
-            tf.make_ndarray(value.tensor))
+          tf.make_ndarray(value.tensor)
+        )
   return values
 
 
@@ -85,8 +95,9 @@ def test_records_best_and_early_stopping(tmp_path):
   rows = support.examples()
   for step in (1, 5):
     w = recorder.weights[step]
-    hidden = _layer_norm(np.tanh(rows["x"] @ w["tiny/dense/kernel"] +
-                                 w["tiny/dense/bias"]), w)
+    hidden = _layer_norm(
+      np.tanh(rows["x"] @ w["tiny/dense/kernel"] + w["tiny/dense/bias"]), w
+    )
     logits = hidden @ w["tiny/output/kernel"] + w["tiny/output/bias"]
     accuracy = np.mean(logits.argmax(-1) == rows["y"])
     assert history[step - 1]["accuracy"] == pytest.approx(accuracy)
@@ -94,14 +105,19 @@ def test_records_best_and_early_stopping(tmp_path):
   # best/ holds step 2's weights, its config-free files and best.json.
   best = tmp_path / "best"
   assert sorted(p.name for p in best.iterdir()) == [
-      "bert_model.ckpt.data-00000-of-00001", "bert_model.ckpt.index",
-      "best.json", "checkpoint"]
+    "bert_model.ckpt.data-00000-of-00001",
+    "bert_model.ckpt.index",
+    "best.json",
+    "checkpoint",
+  ]
   reader = tf.train.load_checkpoint(str(best / "bert_model.ckpt"))
   assert reader.get_tensor("global_step") == 2
   for name, value in recorder.weights[2].items():
     np.testing.assert_array_equal(reader.get_tensor(name), value)
-  assert not np.array_equal(recorder.weights[2]["tiny/output/kernel"],
-                            recorder.weights[5]["tiny/output/kernel"])
+  assert not np.array_equal(
+    recorder.weights[2]["tiny/output/kernel"],
+    recorder.weights[5]["tiny/output/kernel"],
+  )
   assert json.loads((best / "best.json").read_text())["value"] == 0.5
 
   # TensorBoard: the same numbers in output_dir/eval/.
@@ -119,8 +135,9 @@ def test_records_best_and_early_stopping(tmp_path):
 def _layer_norm(x, weights):
   mean = x.mean(-1, keepdims=True)
   var = x.var(-1, keepdims=True)
-  return ((x - mean) / np.sqrt(var + 1e-12) *
-          weights["tiny/LayerNorm/gamma"] + weights["tiny/LayerNorm/beta"])
+  return (x - mean) / np.sqrt(var + 1e-12) * weights[
+    "tiny/LayerNorm/gamma"
+  ] + weights["tiny/LayerNorm/beta"]
 
 
 def test_kill_before_the_record_reruns_that_evaluation(tmp_path):
@@ -135,10 +152,14 @@ def test_kill_before_the_record_reruns_that_evaluation(tmp_path):
   _train(tmp_path / "killed", resumed)
   assert sorted(resumed.weights) == [3, 4, 5, 6]  # step 3 evaluated again
   assert _history(tmp_path / "killed") == _history(tmp_path / "full")
-  for name in ("best/best.json", "best/bert_model.ckpt.index",
-               "best/bert_model.ckpt.data-00000-of-00001"):
-    assert ((tmp_path / "killed" / name).read_bytes() ==
-            (tmp_path / "full" / name).read_bytes()), name
+  for name in (
+    "best/best.json",
+    "best/bert_model.ckpt.index",
+    "best/bert_model.ckpt.data-00000-of-00001",
+  ):
+    assert (tmp_path / "killed" / name).read_bytes() == (
+      tmp_path / "full" / name
+    ).read_bytes(), name
   assert not (tmp_path / "killed" / "best.old").exists()
 
 
@@ -154,10 +175,18 @@ def test_min_mode_and_metric_checks(tmp_path):
   _train(tmp_path, _Recorder(), best_mode="min")
   best = json.loads((tmp_path / "best" / "best.json").read_text())
   assert (best["global_step"], best["value"]) == (6, 0.1)
-  with pytest.raises(InputError, match="--best_metric=f1: not an evaluation "
-                     "metric \\(accuracy, score\\)"):
-    EvalHook(None, tmp_path, 1, best_metric="f1", save_fn=_save,
-             metric_names=["score", "accuracy"])
+  with pytest.raises(
+    InputError,
+    match="--best_metric=f1: not an evaluation metric \\(accuracy, score\\)",
+  ):
+    EvalHook(
+      None,
+      tmp_path,
+      1,
+      best_metric="f1",
+      save_fn=_save,
+      metric_names=["score", "accuracy"],
+    )
   with pytest.raises(InputError, match="--best_metric=f1: not an evaluation"):
     _train(tmp_path / "other", _Recorder(), best_metric="f1")
   with pytest.raises(InputError, match="needs --best_metric"):
@@ -166,17 +195,21 @@ def test_min_mode_and_metric_checks(tmp_path):
 
 def test_use_loaded_weights_predicts_with_them(tmp_path):
   trainer, _ = _train(tmp_path, _Recorder())
-  fresh = Trainer(support.TinyTask(), support.optimizer_fn, tmp_path,
-                  progress=False)
+  fresh = Trainer(
+    support.TinyTask(), support.optimizer_fn, tmp_path, progress=False
+  )
   loaded = checkpoint_io.init_from_checkpoint(
-      str(tmp_path / "best" / "bert_model.ckpt"), _names(fresh.model))
+    str(tmp_path / "best" / "bert_model.ckpt"), _names(fresh.model)
+  )
   assert not loaded.not_in_checkpoint
   fresh.use_loaded_weights(2)
   rows = tf.data.Dataset.from_tensor_slices(support.examples()).batch(16)
   assert fresh.evaluate(rows, 16)["global_step"] == 2
   # Not the latest checkpoint (step 6) of output_dir, which differs.
-  best_logits = np.concatenate([r["logits"][None] for r in
-                                fresh.predict(rows, 16)])
-  latest_logits = np.concatenate([r["logits"][None] for r in
-                                  trainer.predict(rows, 16)])
+  best_logits = np.concatenate(
+    [r["logits"][None] for r in fresh.predict(rows, 16)]
+  )
+  latest_logits = np.concatenate(
+    [r["logits"][None] for r in trainer.predict(rows, 16)]
+  )
   assert not np.allclose(best_logits, latest_logits)

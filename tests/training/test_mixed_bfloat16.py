@@ -16,21 +16,26 @@ _SEQ = 16
 def _dataset_fn(ctx):
   del ctx
   features = {
-      "input_ids": tf.random.stateless_uniform([4, _SEQ], (1, 2), 0, 99,
-                                               tf.int32),
-      "input_mask": tf.ones([4, _SEQ], tf.int32),
-      "segment_ids": tf.zeros([4, _SEQ], tf.int32),
-      "start_positions": tf.constant([1, 2, 3, 4]),
-      "end_positions": tf.constant([2, 3, 4, 5]),
+    "input_ids": tf.random.stateless_uniform(
+      [4, _SEQ], (1, 2), 0, 99, tf.int32
+    ),
+    "input_mask": tf.ones([4, _SEQ], tf.int32),
+    "segment_ids": tf.zeros([4, _SEQ], tf.int32),
+    "start_positions": tf.constant([1, 2, 3, 4]),
+    "end_positions": tf.constant([2, 3, 4, 5]),
   }
   return tf.data.Dataset.from_tensors(features).repeat()
 
 
 def test_bfloat16_training_keeps_float32_state(tmp_path):
   with distribution.policy_scope("mixed_bfloat16"):
-    trainer = Trainer(SquadTask(config_of("ckpt_a"), _SEQ),
-                      lambda: optimization.create_optimizer(1e-3, 10, 1),
-                      str(tmp_path), save_checkpoints_steps=0, progress=False)
+    trainer = Trainer(
+      SquadTask(config_of("ckpt_a"), _SEQ),
+      lambda: optimization.create_optimizer(1e-3, 10, 1),
+      str(tmp_path),
+      save_checkpoints_steps=0,
+      progress=False,
+    )
     history = trainer.train(_dataset_fn, 3)
   model = trainer.model
   assert model.encoder.blocks[0].attention.query.compute_dtype == "bfloat16"
@@ -41,5 +46,6 @@ def test_bfloat16_training_keeps_float32_state(tmp_path):
   # Model weights and both Adam slots of each, all float32.
   assert len(floating) >= 3 * len(model.trainable_variables)
   assert set(floating.values()) == {tf.float32}
-  assert {v.dtype for v in trainer.optimizer.variables
-          if v.dtype != "int64"} == {"float32"}
+  assert {
+    v.dtype for v in trainer.optimizer.variables if v.dtype != "int64"
+  } == {"float32"}

@@ -39,8 +39,11 @@ def test_golden_trajectory(fixtures_dir, name, fused):
   names = [str(n) for n in g["names"]]
   variables = [_scoped_variable(n, g["init/" + n]) for n in names]
   opt = optimization.create_optimizer(
-      float(g["init_lr"]), int(g["num_train_steps"]),
-      int(g["num_warmup_steps"]), fused=fused)
+    float(g["init_lr"]),
+    int(g["num_train_steps"]),
+    int(g["num_warmup_steps"]),
+    fused=fused,
+  )
   close = dict(rtol=1e-5, atol=1e-7)
   for t in range(len(g["lr"])):
     np.testing.assert_allclose(float(opt.learning_rate), g["lr"][t], **close)
@@ -53,29 +56,38 @@ def test_golden_trajectory(fixtures_dir, name, fused):
       index = opt._get_variable_index(var)  # pylint: disable=protected-access
       np.testing.assert_allclose(np.asarray(c), g["clipped/" + n][t], **close)
       np.testing.assert_allclose(var.numpy(), g["param/" + n][t], **close)
-      np.testing.assert_allclose(opt._m[index].numpy(), g["m/" + n][t],
-                                 **close)
-      np.testing.assert_allclose(opt._v[index].numpy(), g["v/" + n][t],
-                                 **close)
+      np.testing.assert_allclose(opt._m[index].numpy(), g["m/" + n][t], **close)
+      np.testing.assert_allclose(opt._v[index].numpy(), g["v/" + n][t], **close)
   assert int(opt.iterations) == len(g["lr"])
 
 
 def test_weight_decay_exclusion_follows_tf1_names(fixtures_dir):
   g = _load(fixtures_dir, "opt_default.npz")
   opt = optimization.create_optimizer(1e-3, 10, 3)
-  decayed = {str(n): opt.uses_weight_decay(_scoped_variable(str(n), g["init/" + str(n)]))
-             for n in g["names"]}
+  decayed = {
+    str(n): opt.uses_weight_decay(_scoped_variable(str(n), g["init/" + str(n)]))
+    for n in g["names"]
+  }
   assert [n for n, d in decayed.items() if d] == [
-      "bert/encoder/layer_0/attention/self/query/kernel",
-      "bert/embeddings/word_embeddings"]
+    "bert/encoder/layer_0/attention/self/query/kernel",
+    "bert/embeddings/word_embeddings",
+  ]
 
 
 def test_schedule_drops_at_end_of_warmup():
-  schedule = WarmupLinearDecay(1.0, num_train_steps=1000,
-                               num_warmup_steps=100)
+  schedule = WarmupLinearDecay(1.0, num_train_steps=1000, num_warmup_steps=100)
   # Table of section 3.6 of the reference (normalised lr for T=1000, W=100).
-  expected = {0: 0.0, 1: 0.01, 50: 0.5, 99: 0.99, 100: 0.90, 500: 0.5,
-              999: 0.001, 1000: 0.0, 1500: 0.0}
+  expected = {
+    0: 0.0,
+    1: 0.01,
+    50: 0.5,
+    99: 0.99,
+    100: 0.90,
+    500: 0.5,
+    999: 0.001,
+    1000: 0.0,
+    1500: 0.0,
+  }
   for step, lr in expected.items():
     np.testing.assert_allclose(float(schedule(step)), lr, atol=1e-6)
   no_warmup = WarmupLinearDecay(2.0, num_train_steps=4, num_warmup_steps=0)
@@ -93,9 +105,16 @@ def test_lamb_and_bad_type():
 def test_encoder_exclusion_matches_original_names():
   """On our encoder + SQuAD head, Keras paths decay exactly the variables
   whose original TF1 names the original decays."""
-  config = BertConfig.from_dict(dict(
-      vocab_size=50, hidden_size=8, num_hidden_layers=2, num_attention_heads=2,
-      intermediate_size=16, max_position_embeddings=16))
+  config = BertConfig.from_dict(
+    dict(
+      vocab_size=50,
+      hidden_size=8,
+      num_hidden_layers=2,
+      num_attention_heads=2,
+      intermediate_size=16,
+      max_position_embeddings=16,
+    )
+  )
   encoder, head = BertEncoder(config), SquadHead(config)
   head(encoder({"input_ids": tf.zeros([1, 4], tf.int32)})["sequence_output"])
   opt = optimization.create_optimizer(1e-3, 10, 1)
@@ -123,11 +142,12 @@ def test_update_is_the_original_op_by_op(fused):
   multiply-adds contracted): within a few ulps of it."""
   rng = np.random.default_rng(0)
   shape = (256, 512)
-  init = [rng.normal(size=shape).astype(np.float32) * 0.02,
-          rng.normal(size=shape).astype(np.float32) * 1e-4,
-          np.abs(rng.normal(size=shape)).astype(np.float32) * 1e-6]
-  grads = [rng.normal(size=shape).astype(np.float32) * 1e-3
-           for _ in range(3)]
+  init = [
+    rng.normal(size=shape).astype(np.float32) * 0.02,
+    rng.normal(size=shape).astype(np.float32) * 1e-4,
+    np.abs(rng.normal(size=shape)).astype(np.float32) * 1e-6,
+  ]
+  grads = [rng.normal(size=shape).astype(np.float32) * 1e-3 for _ in range(3)]
   variable = _scoped_variable("bert/dense/kernel", init[0])
   opt = optimization.AdamWeightDecay(learning_rate=1e-3, fused=fused)
   opt.build([variable])
@@ -142,7 +162,8 @@ def test_update_is_the_original_op_by_op(fused):
   for a, b in zip(got, expected):
     if fused:  # a few ulps of the array's scale (cancellation near 0)
       np.testing.assert_allclose(
-          a, b, rtol=0, atol=4 * np.spacing(np.max(np.abs(b))))
+        a, b, rtol=0, atol=4 * np.spacing(np.max(np.abs(b)))
+      )
     else:
       np.testing.assert_array_equal(a, b)
   if fused:  # XLA really ran: contracted multiply-adds change some bits

@@ -39,10 +39,13 @@ _PACER_INIT = progress.HostLoopPacer.__init__
 def _train(path, one_step_calls, monkeypatch):
   # One call per loop is what the trainer does on TPU (and did everywhere).
   monkeypatch.setattr(
-      progress.HostLoopPacer, "__init__",
-      lambda self, whole_loops: _PACER_INIT(self, not one_step_calls, 1e-9))
-  return support.train(path, dropout=0.1, iterations_per_loop=3,
-                       save_checkpoints_steps=2)
+    progress.HostLoopPacer,
+    "__init__",
+    lambda self, whole_loops: _PACER_INIT(self, not one_step_calls, 1e-9),
+  )
+  return support.train(
+    path, dropout=0.1, iterations_per_loop=3, save_checkpoints_steps=2
+  )
 
 
 def test_calls_of_one_step_train_the_same_model(tmp_path, monkeypatch):
@@ -55,7 +58,10 @@ def test_calls_of_one_step_train_the_same_model(tmp_path, monkeypatch):
   for a, b in zip(split_w, whole_w):
     np.testing.assert_array_equal(a, b)
   assert sorted(p.name for p in (tmp_path / "split").glob("ckpt-*.index")) == [
-      "ckpt-2.index", "ckpt-4.index", "ckpt-6.index"]
+    "ckpt-2.index",
+    "ckpt-4.index",
+    "ckpt-6.index",
+  ]
   assert trainer.global_step == support.NUM_STEPS
 
 
@@ -68,15 +74,18 @@ def test_log_line_without_a_terminal(monkeypatch, caplog):
   with progress.Progress(100, initial=10, desc="train") as bar:
     assert bar.bar.disable  # pytest's stderr is not a terminal.
     for now[0], n, loss, examples in [
-        (101.0, 5, 0.9, 40),  # The traced first call: rates start here.
-        (131.5, 25, 0.5, 200),  # 31.5 s without a line.
-        (140.0, 10, 0.4, 80)]:  # 8.5 s since the line.
+      (101.0, 5, 0.9, 40),  # The traced first call: rates start here.
+      (131.5, 25, 0.5, 200),  # 31.5 s without a line.
+      (140.0, 10, 0.4, 80),
+    ]:  # 8.5 s since the line.
       bar.update(n, loss=loss, examples=examples)
-  lines = [r.getMessage() for r in caplog.records
-           if r.pathname.endswith("progress.py")]
+  lines = [
+    r.getMessage() for r in caplog.records if r.pathname.endswith("progress.py")
+  ]
   # 25 steps in 30.5 s after the first call: 60 to go take 73 s.
-  assert lines == ["train: step 40/100, loss = 0.50000, 6.6 examples/s, "
-                   "ETA 0:01:13"]
+  assert lines == [
+    "train: step 40/100, loss = 0.50000, 6.6 examples/s, ETA 0:01:13"
+  ]
 
 
 def test_disabled_progress_logs_nothing(caplog):

@@ -16,15 +16,20 @@ from bert_tf.training import optimization
 from bert_tf.training.trainer import Trainer
 from bert_tf.training.unfreezing import UnfreezeSchedule
 
-CONFIG = BertConfig(50, hidden_size=8, num_hidden_layers=2,
-                    num_attention_heads=2, intermediate_size=16,
-                    max_position_embeddings=16, hidden_dropout_prob=0.0,
-                    attention_probs_dropout_prob=0.0)
+CONFIG = BertConfig(
+  50,
+  hidden_size=8,
+  num_hidden_layers=2,
+  num_attention_heads=2,
+  intermediate_size=16,
+  max_position_embeddings=16,
+  hidden_dropout_prob=0.0,
+  attention_probs_dropout_prob=0.0,
+)
 SCHEDULE = "0:2,2:1,4:0"  # 2 steps all frozen, 2 with layer_1, then all
 
 
 class EncoderModel(keras.Model):
-
   def __init__(self):
     super().__init__(name="classifier")
     self.encoder = BertEncoder(CONFIG)
@@ -37,43 +42,60 @@ class EncoderModel(keras.Model):
 
 
 class EncoderTask(Task):
-
   def build_model(self):
     keras.utils.set_random_seed(3)
     return EncoderModel()
 
   def loss(self, features, outputs):
-    return tf.reduce_mean(keras.losses.sparse_categorical_crossentropy(
-        features["label"], outputs["logits"], from_logits=True))
+    return tf.reduce_mean(
+      keras.losses.sparse_categorical_crossentropy(
+        features["label"], outputs["logits"], from_logits=True
+      )
+    )
 
 
 def _dataset_fn(ctx):
   rng = np.random.RandomState(0)
   ids = rng.randint(1, 50, size=(32, 6)).astype(np.int32)
-  data = {"input_ids": ids, "input_mask": np.ones_like(ids),
-          "segment_ids": np.zeros_like(ids), "label": ids[:, 0] % 2}
-  return tf.data.Dataset.from_tensor_slices(data).repeat().batch(
-      ctx.get_per_replica_batch_size(8), drop_remainder=True)
+  data = {
+    "input_ids": ids,
+    "input_mask": np.ones_like(ids),
+    "segment_ids": np.zeros_like(ids),
+    "label": ids[:, 0] % 2,
+  }
+  return (
+    tf.data.Dataset.from_tensor_slices(data)
+    .repeat()
+    .batch(ctx.get_per_replica_batch_size(8), drop_remainder=True)
+  )
 
 
 def _trainer(output_dir, schedule=SCHEDULE):
-  return Trainer(EncoderTask(),
-                 lambda: optimization.create_optimizer(0.01, 6, 0), output_dir,
-                 progress=False, iterations_per_loop=1,
-                 save_checkpoints_steps=1,
-                 unfreeze_schedule=UnfreezeSchedule.parse(schedule))
+  return Trainer(
+    EncoderTask(),
+    lambda: optimization.create_optimizer(0.01, 6, 0),
+    output_dir,
+    progress=False,
+    iterations_per_loop=1,
+    save_checkpoints_steps=1,
+    unfreeze_schedule=UnfreezeSchedule.parse(schedule),
+  )
 
 
 def _groups(model):
   """Weights of the embeddings, layer_0, layer_1 (copies)."""
   encoder = model.encoder
-  return [[v.numpy() for v in part.weights] for part in (
-      encoder.embeddings, encoder.blocks[0], encoder.blocks[1])]
+  return [
+    [v.numpy() for v in part.weights]
+    for part in (encoder.embeddings, encoder.blocks[0], encoder.blocks[1])
+  ]
 
 
 def _changed(before, after):
-  return [any(not np.array_equal(a, b) for a, b in zip(x, y))
-          for x, y in zip(before, after)]
+  return [
+    any(not np.array_equal(a, b) for a, b in zip(x, y))
+    for x, y in zip(before, after)
+  ]
 
 
 def test_each_phase_trains_only_its_layers(tmp_path, caplog):
@@ -89,10 +111,15 @@ def test_each_phase_trains_only_its_layers(tmp_path, caplog):
   assert _changed(phase_1, phase_2) == [False, False, True]
   assert _changed(phase_2, _groups(trainer.model)) == [True, True, True]
   # 16 variables per layer, 5 embeddings, 2 pooler, 2 head.
-  for step, frozen, trainable, fresh in ((0, 2, 4, 0), (2, 1, 20, 16),
-                                         (4, 0, 41, 21)):
-    assert ("unfreeze phase from step %d: lowest %d layers frozen, %d "
-            "trainable variables" % (step, frozen, trainable)) in caplog.text
+  for step, frozen, trainable, fresh in (
+    (0, 2, 4, 0),
+    (2, 1, 20, 16),
+    (4, 0, 41, 21),
+  ):
+    assert (
+      "unfreeze phase from step %d: lowest %d layers frozen, %d "
+      "trainable variables" % (step, frozen, trainable)
+    ) in caplog.text
     assert "%d of them newly unfrozen" % fresh in caplog.text
 
 
@@ -131,19 +158,23 @@ def test_resume_lands_in_the_checkpoints_phase(tmp_path, caplog):
     np.testing.assert_allclose(a.numpy(), b.numpy(), atol=1e-6, err_msg=a.path)
 
 
-@pytest.mark.parametrize("text, message", [
+@pytest.mark.parametrize(
+  "text, message",
+  [
     ("0:2,x", "'x' is not STEP:FROZEN_LAYERS"),
     ("10:2,20:0", "the first phase must start at step 0"),
     ("0:2,5:1,5:0", "phase steps must increase"),
-])
+  ],
+)
 def test_bad_schedules_are_refused(text, message):
   with pytest.raises(InputError, match=message):
     UnfreezeSchedule.parse(text)
 
 
 def test_more_frozen_layers_than_the_model_has_is_refused():
-  with pytest.raises(InputError, match="3 frozen layers from step 0, but "
-                     "the model has 2"):
+  with pytest.raises(
+    InputError, match="3 frozen layers from step 0, but the model has 2"
+  ):
     UnfreezeSchedule.parse("0:3,10:0").check_layers(2)
 
 

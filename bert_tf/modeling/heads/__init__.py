@@ -18,9 +18,11 @@ _REGISTRY = {}
 
 def register_head(key):
   """Class decorator: the head is found under `key` in checkpoints."""
+
   def decorate(cls):
     _REGISTRY[key] = cls
     return cls
+
   return decorate
 
 
@@ -33,11 +35,14 @@ def registered_heads():
   from bert_tf.modeling.heads import next_sentence_head
   from bert_tf.modeling.heads import squad_head
   from bert_tf.modeling.heads import token_classifier_head
+
   return dict(_REGISTRY)
 
 
 def heads_for_variables(config, shapes, encoder):
   """{key: head} for every registered head whose marker is in `shapes`."""
-  return {key: cls.from_variables(config, shapes, encoder)
-          for key, cls in registered_heads().items()
-          if cls.TF1_MARKER in shapes}
+  return {
+    key: cls.from_variables(config, shapes, encoder)
+    for key, cls in registered_heads().items()
+    if cls.TF1_MARKER in shapes
+  }

@@ -32,8 +32,12 @@ class ClassifierHead(keras.layers.Layer):
     self.num_labels = num_labels
     self.dropout = layer_utils.dropout(_DROPOUT, self.dtype_policy)
     self.projection = OutputProjection(
-        num_labels, config.hidden_size, _STDDEV,
-        name="projection", dtype=self.dtype_policy)
+      num_labels,
+      config.hidden_size,
+      _STDDEV,
+      name="projection",
+      dtype=self.dtype_policy,
+    )
     self.built = True
 
   def call(self, pooled_output, training=False):

@@ -31,19 +31,24 @@ class MaskedLMHead(keras.layers.Layer):
     # shared variable once.
     self.embedding_table = embedding_table
     self.transform = layer_utils.dense(
-        config, config.hidden_size, "transform", policy,
-        activation=get_activation(config.hidden_act))
+      config,
+      config.hidden_size,
+      "transform",
+      policy,
+      activation=get_activation(config.hidden_act),
+    )
     self.layer_norm = layer_utils.layer_norm("LayerNorm", policy)
     self.transform.build((None, None, config.hidden_size))
     self.layer_norm.build((None, None, config.hidden_size))
     self.output_bias = self.add_weight(
-        shape=(config.vocab_size,), initializer="zeros", name="output_bias")
+      shape=(config.vocab_size,), initializer="zeros", name="output_bias"
+    )
     self.built = True
 
   def call(self, sequence_output, positions):
     x = keras.ops.take_along_axis(
-        sequence_output, keras.ops.cast(positions, "int32")[:, :, None],
-        axis=1)
+      sequence_output, keras.ops.cast(positions, "int32")[:, :, None], axis=1
+    )
     x = self.layer_norm(self.transform(x))
     table = keras.ops.cast(self.embedding_table, x.dtype)
     logits = keras.ops.matmul(x, keras.ops.transpose(table))
@@ -56,9 +61,13 @@ class MaskedLMHead(keras.layers.Layer):
     return cls(config, encoder.embedding_table)
 
   def tf1_variables(self):
-    names = layer_utils.dense_variables("cls/predictions/transform/dense",
-                                        self.transform)
-    names.update(layer_utils.layer_norm_variables(
-        "cls/predictions/transform/LayerNorm", self.layer_norm))
+    names = layer_utils.dense_variables(
+      "cls/predictions/transform/dense", self.transform
+    )
+    names.update(
+      layer_utils.layer_norm_variables(
+        "cls/predictions/transform/LayerNorm", self.layer_norm
+      )
+    )
     names["cls/predictions/output_bias"] = self.output_bias
     return names

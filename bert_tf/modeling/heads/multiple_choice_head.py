@@ -35,13 +35,12 @@ class MultipleChoiceHead(keras.layers.Layer):
     super().__init__(**kwargs)
     self.dropout = layer_utils.dropout(_DROPOUT, self.dtype_policy)
     self.projection = OutputProjection(
-        1, config.hidden_size, _STDDEV, name="projection",
-        dtype=self.dtype_policy)
+      1, config.hidden_size, _STDDEV, name="projection", dtype=self.dtype_policy
+    )
     self.built = True
 
   def call(self, pooled_output, training=False):
-    return self.projection(self.dropout(pooled_output, training=training))[
-        :, 0]
+    return self.projection(self.dropout(pooled_output, training=training))[:, 0]
 
   @classmethod
   def from_variables(cls, config, shapes, encoder):

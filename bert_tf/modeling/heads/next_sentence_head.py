@@ -23,8 +23,12 @@ class NextSentenceHead(keras.layers.Layer):
     kwargs.setdefault("name", "seq_relationship")
     super().__init__(**kwargs)
     self.projection = OutputProjection(
-        2, config.hidden_size, config.initializer_range,
-        name="projection", dtype=self.dtype_policy)
+      2,
+      config.hidden_size,
+      config.initializer_range,
+      name="projection",
+      dtype=self.dtype_policy,
+    )
     self.built = True
 
   def call(self, pooled_output):

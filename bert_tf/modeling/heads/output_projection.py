@@ -20,11 +20,13 @@ class OutputProjection(keras.layers.Layer):
   def __init__(self, units, input_size, stddev, **kwargs):
     super().__init__(**kwargs)
     self.output_weights = self.add_weight(
-        shape=(units, input_size),
-        initializer=layer_utils.create_initializer(stddev),
-        name="output_weights")
+      shape=(units, input_size),
+      initializer=layer_utils.create_initializer(stddev),
+      name="output_weights",
+    )
     self.output_bias = self.add_weight(
-        shape=(units,), initializer="zeros", name="output_bias")
+      shape=(units,), initializer="zeros", name="output_bias"
+    )
     self.built = True
 
   def call(self, x):
@@ -34,5 +36,7 @@ class OutputProjection(keras.layers.Layer):
 
   def tf1_variables(self, prefix=""):
     scope = prefix + "/" if prefix else ""
-    return {scope + "output_weights": self.output_weights,
-            scope + "output_bias": self.output_bias}
+    return {
+      scope + "output_weights": self.output_weights,
+      scope + "output_bias": self.output_bias,
+    }

@@ -27,8 +27,8 @@ class SquadHead(keras.layers.Layer):
     kwargs.setdefault("name", "squad")
     super().__init__(**kwargs)
     self.projection = OutputProjection(
-        2, config.hidden_size, _STDDEV, name="projection",
-        dtype=self.dtype_policy)
+      2, config.hidden_size, _STDDEV, name="projection", dtype=self.dtype_policy
+    )
     self.built = True
 
   def call(self, sequence_output):

@@ -34,8 +34,12 @@ class TokenClassifierHead(keras.layers.Layer):
     self.num_labels = num_labels
     self.dropout = layer_utils.dropout(_DROPOUT, self.dtype_policy)
     self.projection = OutputProjection(
-        num_labels, input_size or config.hidden_size, _STDDEV,
-        name="projection", dtype=self.dtype_policy)
+      num_labels,
+      input_size or config.hidden_size,
+      _STDDEV,
+      name="projection",
+      dtype=self.dtype_policy,
+    )
     self.built = True
 
   def call(self, sequence_output, training=False):

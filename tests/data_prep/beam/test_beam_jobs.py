@@ -15,8 +15,12 @@ from tests.helpers.processes import run
 from tests.helpers.processes import start
 
 VOCAB = "--vocab_file=%s" % (FIXTURES / "vocab_uncased.txt")
-PRETRAINING = [VOCAB, "--max_seq_length=32", "--max_predictions_per_seq=5",
-               "--dupe_factor=2"]
+PRETRAINING = [
+  VOCAB,
+  "--max_seq_length=32",
+  "--max_predictions_per_seq=5",
+  "--dupe_factor=2",
+]
 
 
 def _run(module, *args):
@@ -43,44 +47,78 @@ def test_pretraining_beam_equals_the_pool_and_follows_the_seed(tmp_path):
   corpus = _corpus(tmp_path)
   args = ["--input_file=%s" % corpus] + PRETRAINING
   pool = tmp_path / "pool" / "pt.tfrecord"
-  _ok(_run("data_prep.create_pretraining_data", *args,
-           "--output_file=%s" % pool, "--num_workers=3"))
+  _ok(
+    _run(
+      "data_prep.create_pretraining_data",
+      *args,
+      "--output_file=%s" % pool,
+      "--num_workers=3",
+    )
+  )
   runs = {}
-  for name, seed, extra in [("a", 12345, []), ("b", 12345, [
-      "--direct_num_workers=2", "--direct_running_mode=multi_processing"]),
-                            ("c", 7, [])]:
+  for name, seed, extra in [
+    ("a", 12345, []),
+    (
+      "b",
+      12345,
+      ["--direct_num_workers=2", "--direct_running_mode=multi_processing"],
+    ),
+    ("c", 7, []),
+  ]:
     prefix = tmp_path / name / "pt.tfrecord"
-    _ok(_run("data_prep.create_pretraining_data", *args, *extra,
-             "--output_file=%s" % prefix, "--runner=DirectRunner",
-             "--num_output_shards=3", "--random_seed=%d" % seed))
+    _ok(
+      _run(
+        "data_prep.create_pretraining_data",
+        *args,
+        *extra,
+        "--output_file=%s" % prefix,
+        "--runner=DirectRunner",
+        "--num_output_shards=3",
+        "--random_seed=%d" % seed,
+      )
+    )
     runs[name] = [p.read_bytes() for p in _shards(prefix)]
   expected = [p.read_bytes() for p in _shards(pool)]
   assert [p.name for p in _shards(pool)] == [
-      "pt.tfrecord-%05d-of-00003" % i for i in range(3)]
+    "pt.tfrecord-%05d-of-00003" % i for i in range(3)
+  ]
   assert runs["a"] == expected and runs["b"] == expected
   assert len(runs["c"]) == 3 and runs["c"] != expected
 
 
-def test_squad_beam_shards_concatenate_to_the_single_process_files(
-    tmp_path):
+def test_squad_beam_shards_concatenate_to_the_single_process_files(tmp_path):
   source = tmp_path / "small_v1.json"
-  source.write_bytes(gzip.decompress(
-      (FIXTURES / "squad" / "small_v1.json.gz").read_bytes()))
-  common = ["--input_file=%s" % source, VOCAB, "--max_seq_length=128",
-            "--doc_stride=64", "--max_query_length=32"]
+  source.write_bytes(
+    gzip.decompress((FIXTURES / "squad" / "small_v1.json.gz").read_bytes())
+  )
+  common = [
+    "--input_file=%s" % source,
+    VOCAB,
+    "--max_seq_length=128",
+    "--doc_stride=64",
+    "--max_query_length=32",
+  ]
   single = tmp_path / "single.tf_record"
   _ok(_run("data_prep.squad", *common, "--output_file=%s" % single))
   beam = tmp_path / "beam.tf_record"
-  _ok(_run("data_prep.squad", *common, "--output_file=%s" % beam,
-           "--runner=DirectRunner", "--num_output_shards=3"))
+  _ok(
+    _run(
+      "data_prep.squad",
+      *common,
+      "--output_file=%s" % beam,
+      "--runner=DirectRunner",
+      "--num_output_shards=3",
+    )
+  )
   records = [p for p in _shards(beam) if "features" not in p.name]
   sidecars = _shards(tmp_path / "beam.tf_record.features.jsonl")
   assert len(records) == len(sidecars) == 3
   assert b"".join(p.read_bytes() for p in records) == single.read_bytes()
   # Each sidecar shard starts with the settings header, then its lines.
   lines = [p.read_text().splitlines(True) for p in sidecars]
-  expected = (tmp_path / "single.tf_record.features.jsonl").read_text(
-  ).splitlines(True)
+  expected = (
+    (tmp_path / "single.tf_record.features.jsonl").read_text().splitlines(True)
+  )
   assert all(shard[0] == expected[0] for shard in lines)
   assert [line for shard in lines for line in shard[1:]] == expected[1:]
   assert all(len(shard) > 1 for shard in lines)
@@ -92,12 +130,17 @@ def test_a_bad_line_fails_like_the_single_process_path(tmp_path):
   outputs = {}
   for name, extra in [("single", []), ("beam", ["--runner=DirectRunner"])]:
     prefix = tmp_path / name / "pt.tfrecord"
-    result = _run("data_prep.create_pretraining_data",
-                  "--input_file=%s" % corpus, *PRETRAINING, *extra,
-                  "--output_file=%s" % prefix)
+    result = _run(
+      "data_prep.create_pretraining_data",
+      "--input_file=%s" % corpus,
+      *PRETRAINING,
+      *extra,
+      "--output_file=%s" % prefix,
+    )
     assert result.returncode == 1 and "Traceback" not in result.stderr
-    errors = [line for line in result.stderr.splitlines()
-              if line.startswith("ERROR:")]
+    errors = [
+      line for line in result.stderr.splitlines() if line.startswith("ERROR:")
+    ]
     assert len(errors) == 1, result.stderr[-3000:]
     outputs[name] = errors[0]
     assert not prefix.parent.exists() or not list(prefix.parent.iterdir())
@@ -122,10 +165,17 @@ def _children(pid):
 def test_killing_a_pool_job_leaves_no_workers_and_no_shards(tmp_path):
   corpus = _corpus(tmp_path, copies=400)
   prefix = tmp_path / "out" / "pt.tfrecord"
-  process = start("-m", "data_prep.create_pretraining_data",
-                  "--input_file=%s" % corpus, *PRETRAINING, "--dupe_factor=10",
-                  "--output_file=%s" % prefix, "--num_workers=2",
-                  "--shard_size_mb=1", quiet=True)
+  process = start(
+    "-m",
+    "data_prep.create_pretraining_data",
+    "--input_file=%s" % corpus,
+    *PRETRAINING,
+    "--dupe_factor=10",
+    "--output_file=%s" % prefix,
+    "--num_workers=2",
+    "--shard_size_mb=1",
+    quiet=True,
+  )
   workers = []
 
   def two_workers():
@@ -149,18 +199,36 @@ def _alive(pid):
 
 
 def test_classifier_beam_shards_concatenate_to_the_single_process_file(
-    tmp_path):
-  rows = ["label\ttext"] + ["%s\tsentence number %d is %s" % (
-      ("neg", "pos")[i % 2], i, ("bad", "good")[i % 2]) for i in range(2500)]
+  tmp_path,
+):
+  rows = ["label\ttext"] + [
+    "%s\tsentence number %d is %s"
+    % (("neg", "pos")[i % 2], i, ("bad", "good")[i % 2])
+    for i in range(2500)
+  ]
   (tmp_path / "train.tsv").write_text("\n".join(rows) + "\n")
-  common = ["--task_name=tsv", "--data_dir=%s" % tmp_path, "--skip_header",
-            "--label_column=0", "--text_a_column=1", "--labels=neg,pos",
-            VOCAB, "--max_seq_length=16"]
+  common = [
+    "--task_name=tsv",
+    "--data_dir=%s" % tmp_path,
+    "--skip_header",
+    "--label_column=0",
+    "--text_a_column=1",
+    "--labels=neg,pos",
+    VOCAB,
+    "--max_seq_length=16",
+  ]
   single = tmp_path / "single.tf_record"
   _ok(_run("data_prep.classifier", *common, "--output_file=%s" % single))
   beam = tmp_path / "beam.tf_record"
-  _ok(_run("data_prep.classifier", *common, "--output_file=%s" % beam,
-           "--runner=DirectRunner", "--num_output_shards=3"))
+  _ok(
+    _run(
+      "data_prep.classifier",
+      *common,
+      "--output_file=%s" % beam,
+      "--runner=DirectRunner",
+      "--num_output_shards=3",
+    )
+  )
   shards = _shards(beam)
   assert len(shards) == 3
   assert b"".join(p.read_bytes() for p in shards) == single.read_bytes()
@@ -168,11 +236,13 @@ def test_classifier_beam_shards_concatenate_to_the_single_process_file(
   (tmp_path / "train.tsv").write_text("\n".join(rows[:50] + ["pos"]) + "\n")
   errors = []
   for output, extra in [(single, []), (beam, ["--runner=DirectRunner"])]:
-    result = _run("data_prep.classifier", *common,
-                  "--output_file=%s.bad" % output, *extra)
+    result = _run(
+      "data_prep.classifier", *common, "--output_file=%s.bad" % output, *extra
+    )
     assert result.returncode == 1 and "Traceback" not in result.stderr
-    errors.append([line for line in result.stderr.splitlines()
-                   if line.startswith("ERROR:")])
+    errors.append(
+      [line for line in result.stderr.splitlines() if line.startswith("ERROR:")]
+    )
   assert len(errors[0]) == 1 and errors[0] == errors[1]
   assert "train.tsv:51:" in errors[0][0]  # the header is line 1
   assert not list(tmp_path.glob("*.bad*"))
@@ -182,53 +252,95 @@ def test_run_classifier_trains_on_beam_shards(tmp_path):
   rows = ["neg\tthe bad day", "pos\tthe good day"] * 8
   (tmp_path / "train.tsv").write_text("\n".join(rows) + "\n")
   encoder = FIXTURES / "encoder"
-  common = ["--task_name=tsv", "--label_column=0", "--text_a_column=1",
-            "--labels=neg,pos", "--max_seq_length=16",
-            "--vocab_file=%s" % (encoder / "vocab_small.txt")]
-  _ok(_run("data_prep.classifier", *common, "--data_dir=%s" % tmp_path,
-           "--output_file=%s" % (tmp_path / "train.tf_record"),
-           "--runner=DirectRunner", "--num_output_shards=2"))
+  common = [
+    "--task_name=tsv",
+    "--label_column=0",
+    "--text_a_column=1",
+    "--labels=neg,pos",
+    "--max_seq_length=16",
+    "--vocab_file=%s" % (encoder / "vocab_small.txt"),
+  ]
+  _ok(
+    _run(
+      "data_prep.classifier",
+      *common,
+      "--data_dir=%s" % tmp_path,
+      "--output_file=%s" % (tmp_path / "train.tf_record"),
+      "--runner=DirectRunner",
+      "--num_output_shards=2",
+    )
+  )
   os.remove(tmp_path / "train.tsv")  # the shards are all there is
-  train = ["run_classifier.py", *common, "--do_train",
-           "--data_dir=%s" % tmp_path,
-           "--bert_config_file=%s" % (encoder / "ckpt_b" / "bert_config.json"),
-           "--output_dir=%s" % (tmp_path / "out"), "--train_batch_size=4",
-           "--num_train_epochs=2", "--save_checkpoints_steps=0"]
+  train = [
+    "run_classifier.py",
+    *common,
+    "--do_train",
+    "--data_dir=%s" % tmp_path,
+    "--bert_config_file=%s" % (encoder / "ckpt_b" / "bert_config.json"),
+    "--output_dir=%s" % (tmp_path / "out"),
+    "--train_batch_size=4",
+    "--num_train_epochs=2",
+    "--save_checkpoints_steps=0",
+  ]
   _ok(run(train + ["--train_records=%s" % (tmp_path / "train.tf_record-*")]))
   # 16 records (both shards) * 2 epochs / 4 = 8 steps.
   assert (tmp_path / "out" / "ckpt-8.index").exists()
-  result = run(train + ["--train_records=%s" % (tmp_path / "nothing-*"),
-                        "--output_dir=%s" % (tmp_path / "out2")])
+  result = run(
+    train
+    + [
+      "--train_records=%s" % (tmp_path / "nothing-*"),
+      "--output_dir=%s" % (tmp_path / "out2"),
+    ]
+  )
   assert result.returncode == 1
   assert result.stderr.splitlines()[-1] == (
-      "ERROR: --train_records: no file matches %r" %
-      str(tmp_path / "nothing-*"))
+    "ERROR: --train_records: no file matches %r" % str(tmp_path / "nothing-*")
+  )
 
 
 def test_run_squad_trains_on_beam_shards(tmp_path):
   source = tmp_path / "train.json"
-  data = gzip.decompress((FIXTURES / "squad" /
-                          "small_v1_first_answer.json.gz").read_bytes())
+  data = gzip.decompress(
+    (FIXTURES / "squad" / "small_v1_first_answer.json.gz").read_bytes()
+  )
   source.write_bytes(data)
   encoder = FIXTURES / "encoder"
   vocab = "--vocab_file=%s" % (encoder / "vocab_small.txt")
-  _ok(_run("data_prep.squad", "--input_file=%s" % source, vocab,
-           "--is_training", "--max_seq_length=64", "--doc_stride=32",
-           "--max_query_length=16",
-           "--output_file=%s" % (tmp_path / "train.tf_record"),
-           "--runner=DirectRunner", "--num_output_shards=2"))
+  _ok(
+    _run(
+      "data_prep.squad",
+      "--input_file=%s" % source,
+      vocab,
+      "--is_training",
+      "--max_seq_length=64",
+      "--doc_stride=32",
+      "--max_query_length=16",
+      "--output_file=%s" % (tmp_path / "train.tf_record"),
+      "--runner=DirectRunner",
+      "--num_output_shards=2",
+    )
+  )
   files = _shards(tmp_path / "train.tf_record")
   assert len(files) == 2
   result = run(
-      ["run_squad.py", vocab, "--do_train",
-       "--bert_config_file=%s" % (encoder / "ckpt_b" / "bert_config.json"),
-       "--train_records=%s" % (tmp_path / "train.tf_record-*"),
-       "--output_dir=%s" % (tmp_path / "out"), "--max_seq_length=64",
-       "--doc_stride=32", "--max_query_length=16",
-       "--train_batch_size=32", "--num_train_epochs=1",
-       "--save_checkpoints_steps=0"])
+    [
+      "run_squad.py",
+      vocab,
+      "--do_train",
+      "--bert_config_file=%s" % (encoder / "ckpt_b" / "bert_config.json"),
+      "--train_records=%s" % (tmp_path / "train.tf_record-*"),
+      "--output_dir=%s" % (tmp_path / "out"),
+      "--max_seq_length=64",
+      "--doc_stride=32",
+      "--max_query_length=16",
+      "--train_batch_size=32",
+      "--num_train_epochs=1",
+      "--save_checkpoints_steps=0",
+    ]
+  )
   _ok(result)
   import tensorflow as tf  # pylint: disable=g-import-not-at-top
+
   count = sum(1 for _ in tf.data.TFRecordDataset([str(f) for f in files]))
   steps = int(count / 32)
   assert (tmp_path / "out" / ("ckpt-%d.index" % steps)).exists()
@@ -239,8 +351,15 @@ def _concatenation_equals_single(tmp_path, module, args, shards):
   single = tmp_path / "single.tf_record"
   _ok(_run(module, *args, "--output_file=%s" % single))
   beam = tmp_path / "beam.tf_record"
-  _ok(_run(module, *args, "--output_file=%s" % beam, "--runner=DirectRunner",
-           "--num_output_shards=%d" % shards))
+  _ok(
+    _run(
+      module,
+      *args,
+      "--output_file=%s" % beam,
+      "--runner=DirectRunner",
+      "--num_output_shards=%d" % shards,
+    )
+  )
   files = _shards(beam)
   assert len(files) == shards
   assert all(f.stat().st_size for f in files)
@@ -252,31 +371,48 @@ def test_ner_and_multiple_choice_beam_shards(tmp_path):
   conll = tmp_path / "train.txt"
   conll.write_text((FIXTURES / "ner" / "train.txt").read_text() * 160)
   _concatenation_equals_single(
-      tmp_path, "data_prep.ner",
-      ["--input_file=%s" % conll, VOCAB, "--max_seq_length=24",
-       "--document_context"], 3)
+    tmp_path,
+    "data_prep.ner",
+    [
+      "--input_file=%s" % conll,
+      VOCAB,
+      "--max_seq_length=24",
+      "--document_context",
+    ],
+    3,
+  )
   # 2,400 SWAG rows: chunks of 1,000 examples, 2 shards.
   lines = (FIXTURES / "swag" / "train.csv").read_text().splitlines(True)
   swag = tmp_path / "swag" / "train.csv"
   swag.parent.mkdir()
   swag.write_text(lines[0] + "".join(lines[1:]) * 300)
   _concatenation_equals_single(
-      tmp_path / "swag", "data_prep.multiple_choice",
-      ["--input_file=%s" % swag, VOCAB, "--max_seq_length=32"], 2)
+    tmp_path / "swag",
+    "data_prep.multiple_choice",
+    ["--input_file=%s" % swag, VOCAB, "--max_seq_length=32"],
+    2,
+  )
 
 
 def _train(script, *args):
   encoder = FIXTURES / "encoder"
   return run(
-      [script, "--do_train",
-       "--vocab_file=%s" % (encoder / "vocab_small.txt"),
-       "--bert_config_file=%s" % (encoder / "ckpt_b" / "bert_config.json"),
-       "--train_batch_size=4", "--num_train_epochs=1",
-       "--save_checkpoints_steps=0", *args])
+    [
+      script,
+      "--do_train",
+      "--vocab_file=%s" % (encoder / "vocab_small.txt"),
+      "--bert_config_file=%s" % (encoder / "ckpt_b" / "bert_config.json"),
+      "--train_batch_size=4",
+      "--num_train_epochs=1",
+      "--save_checkpoints_steps=0",
+      *args,
+    ]
+  )
 
 
 def _record_count(files):
   import tensorflow as tf  # pylint: disable=g-import-not-at-top
+
   return sum(1 for _ in tf.data.TFRecordDataset([str(f) for f in files]))
 
 
@@ -285,16 +421,28 @@ def test_run_ner_and_run_multiple_choice_train_on_beam_shards(tmp_path):
   conll = tmp_path / "train.txt"
   # 100 documents: two chunks of whole documents, so two shards.
   conll.write_text((FIXTURES / "ner" / "train.txt").read_text() * 100)
-  result = _run("data_prep.ner", "--input_file=%s" % conll, vocab,
-                "--max_seq_length=24",
-                "--output_file=%s" % (tmp_path / "ner.tf_record"),
-                "--runner=DirectRunner", "--num_output_shards=2")
+  result = _run(
+    "data_prep.ner",
+    "--input_file=%s" % conll,
+    vocab,
+    "--max_seq_length=24",
+    "--output_file=%s" % (tmp_path / "ner.tf_record"),
+    "--runner=DirectRunner",
+    "--num_output_shards=2",
+  )
   _ok(result)
   labels = result.stdout.splitlines()[-1].split("labels: ")[1]
   shards = "--train_records=%s" % (tmp_path / "ner.tf_record-*")
-  _ok(_train("run_ner.py", shards, "--labels=" + labels,
-             "--max_seq_length=24", "--train_batch_size=32",
-             "--output_dir=%s" % (tmp_path / "ner")))
+  _ok(
+    _train(
+      "run_ner.py",
+      shards,
+      "--labels=" + labels,
+      "--max_seq_length=24",
+      "--train_batch_size=32",
+      "--output_dir=%s" % (tmp_path / "ner"),
+    )
+  )
   assert len(_shards(tmp_path / "ner.tf_record")) == 2
   steps = _record_count(_shards(tmp_path / "ner.tf_record")) // 32
   assert (tmp_path / "ner" / ("ckpt-%d.index" % steps)).exists()
@@ -305,13 +453,25 @@ def test_run_ner_and_run_multiple_choice_train_on_beam_shards(tmp_path):
   swag = tmp_path / "swag.csv"
   lines = (FIXTURES / "swag" / "train.csv").read_text().splitlines(True)
   swag.write_text(lines[0] + "".join(lines[1:]) * 3)
-  _ok(_run("data_prep.multiple_choice", "--input_file=%s" % swag, vocab,
-           "--max_seq_length=32",
-           "--output_file=%s" % (tmp_path / "mc.tf_record"),
-           "--runner=DirectRunner", "--num_output_shards=2"))
-  _ok(_train("run_multiple_choice.py", "--max_seq_length=32",
-             "--train_records=%s" % (tmp_path / "mc.tf_record-*"),
-             "--output_dir=%s" % (tmp_path / "mc")))
+  _ok(
+    _run(
+      "data_prep.multiple_choice",
+      "--input_file=%s" % swag,
+      vocab,
+      "--max_seq_length=32",
+      "--output_file=%s" % (tmp_path / "mc.tf_record"),
+      "--runner=DirectRunner",
+      "--num_output_shards=2",
+    )
+  )
+  _ok(
+    _train(
+      "run_multiple_choice.py",
+      "--max_seq_length=32",
+      "--train_records=%s" % (tmp_path / "mc.tf_record-*"),
+      "--output_dir=%s" % (tmp_path / "mc"),
+    )
+  )
   steps = _record_count(_shards(tmp_path / "mc.tf_record")) // 4
   assert (tmp_path / "mc" / ("ckpt-%d.index" % steps)).exists()
 
@@ -319,17 +479,31 @@ def test_run_ner_and_run_multiple_choice_train_on_beam_shards(tmp_path):
 def test_num_output_shards_is_exactly_the_number_of_files(tmp_path):
   """As Beam's own sinks: N files, empty ones when there is less to cut."""
   from bert_tf.records.tfrecord_file import check_framing  # pylint: disable=g-import-not-at-top
-  mrpc = ["--task_name=MRPC", "--data_dir=%s" % (FIXTURES / "glue" / "MRPC"),
-          VOCAB, "--max_seq_length=32"]
+
+  mrpc = [
+    "--task_name=MRPC",
+    "--data_dir=%s" % (FIXTURES / "glue" / "MRPC"),
+    VOCAB,
+    "--max_seq_length=32",
+  ]
   single = tmp_path / "single.tf_record"
   _ok(_run("data_prep.classifier", *mrpc, "--output_file=%s" % single))
   beam = tmp_path / "mrpc" / "train.tf_record"
-  _ok(_run("data_prep.classifier", *mrpc, "--output_file=%s" % beam,
-           "--runner=DirectRunner", "--num_output_shards=3"))  # 1 chunk
+  _ok(
+    _run(
+      "data_prep.classifier",
+      *mrpc,
+      "--output_file=%s" % beam,
+      "--runner=DirectRunner",
+      "--num_output_shards=3",
+    )
+  )  # 1 chunk
   assert [p.name for p in _shards(beam)] == [
-      "train.tf_record-%05d-of-00003" % i for i in range(3)]
+    "train.tf_record-%05d-of-00003" % i for i in range(3)
+  ]
   assert b"".join(p.read_bytes() for p in _shards(beam)) == (
-      single.read_bytes())
+    single.read_bytes()
+  )
   # Pre-training: 3 input files (3+ input shards) into 2 files, and one
   # small file (1 input shard) into 4.
   files = []
@@ -338,15 +512,22 @@ def test_num_output_shards_is_exactly_the_number_of_files(tmp_path):
     files.append(_corpus(tmp_path / ("in%d" % i), copies=1 + i))
   for inputs, n in [(",".join(map(str, files)), 2), (files[0], 4)]:
     prefix = tmp_path / ("pt%d" % n) / "pt.tfrecord"
-    result = _run("data_prep.create_pretraining_data", *PRETRAINING,
-                  "--input_file=%s" % inputs, "--output_file=%s" % prefix,
-                  "--runner=DirectRunner", "--num_output_shards=%d" % n)
+    result = _run(
+      "data_prep.create_pretraining_data",
+      *PRETRAINING,
+      "--input_file=%s" % inputs,
+      "--output_file=%s" % prefix,
+      "--runner=DirectRunner",
+      "--num_output_shards=%d" % n,
+    )
     _ok(result)
     shards = _shards(prefix)
     assert [p.name for p in shards] == [
-        "pt.tfrecord-%05d-of-%05d" % (i, n) for i in range(n)]
+      "pt.tfrecord-%05d-of-%05d" % (i, n) for i in range(n)
+    ]
     counts = [check_framing(str(p)) for p in shards]
     assert all(problem is None for _, problem in counts)
     assert sum(count for count, _ in counts) > 0
     assert (" %d instances" % sum(count for count, _ in counts)) in (
-        result.stderr)
+      result.stderr
+    )

@@ -15,8 +15,10 @@ LABELS = ["LOC", "MISC", "ORG", "PER"]
 
 
 def _processor(folder, **options):
-  options = dict(dict(text_a_column=1, label_column=0, labels=LABELS,
-                      multi_label=True), **options)
+  options = dict(
+    dict(text_a_column=1, label_column=0, labels=LABELS, multi_label=True),
+    **options,
+  )
   return classifier_tasks.get_processor("tsv", str(folder), **options)
 
 
@@ -25,8 +27,12 @@ def _write(folder, split, text):
 
 
 def test_label_sets_and_vectors(tmp_path):
-  _write(tmp_path, "train", "PER,LOC\tJohn lives in Paris .\n"
-         "\tNothing here .\n ORG , PER ,PER\tSmith joined Acme .\n")
+  _write(
+    tmp_path,
+    "train",
+    "PER,LOC\tJohn lives in Paris .\n"
+    "\tNothing here .\n ORG , PER ,PER\tSmith joined Acme .\n",
+  )
   _write(tmp_path, "test", "x\tParis again .\n")
   processor = _processor(tmp_path)
   assert processor.is_multi_label and not processor.is_regression
@@ -35,19 +41,27 @@ def test_label_sets_and_vectors(tmp_path):
   assert [e.label for e in train] == [("LOC", "PER"), (), ("ORG", "PER")]
   assert processor.get_examples("test")[0].label == ()  # not read
   tokenizer = tokenization.FullTokenizer(str(FIXTURES / "vocab_uncased.txt"))
-  vectors = [cf.convert_single_example(e, LABELS, 16, tokenizer,
-                                       multi_label=True).label_id
-             for e in train]
+  vectors = [
+    cf.convert_single_example(
+      e, LABELS, 16, tokenizer, multi_label=True
+    ).label_id
+    for e in train
+  ]
   assert vectors == [[1, 0, 0, 1], [0, 0, 0, 0], [0, 0, 1, 1]]
   path = str(tmp_path / "train.tf_record")
-  assert cf.write_examples_to_tfrecord(train, LABELS, 16, tokenizer, path,
-                                       pad_to_multiple_of=4,
-                                       multi_label=True) == 4
+  assert (
+    cf.write_examples_to_tfrecord(
+      train, LABELS, 16, tokenizer, path, pad_to_multiple_of=4, multi_label=True
+    )
+    == 4
+  )
   spec = ClassificationTask(None, 4, 16, multi_label=True).feature_spec(True)
-  records = [tf.io.parse_single_example(r, spec)
-             for r in tf.data.TFRecordDataset(path)]
+  records = [
+    tf.io.parse_single_example(r, spec) for r in tf.data.TFRecordDataset(path)
+  ]
   assert [r["label_ids"].numpy().tolist() for r in records] == vectors + [
-      [0, 0, 0, 0]]  # the padding example
+    [0, 0, 0, 0]
+  ]  # the padding example
   assert [int(r["is_real_example"]) for r in records] == [1, 1, 1, 0]
 
 
@@ -59,8 +73,11 @@ def test_other_separator(tmp_path):
 
 def test_bad_cells_and_options_are_one_line(tmp_path):
   _write(tmp_path, "train", "PER\tOk .\nPER,DATE,TIME\tNo .\n")
-  with pytest.raises(InputError, match=r"train.tsv:2: unknown label 'DATE' "
-                     r"\(labels: LOC, MISC, ORG, PER\)"):
+  with pytest.raises(
+    InputError,
+    match=r"train.tsv:2: unknown label 'DATE' "
+    r"\(labels: LOC, MISC, ORG, PER\)",
+  ):
     _processor(tmp_path).get_examples("train")
   with pytest.raises(InputError, match="--multi_label needs --labels"):
     _processor(tmp_path, labels=None, regression=True)

@@ -11,11 +11,16 @@ PREDICTIONS = FIXTURES / "ner" / "predictions.txt"
 
 
 def _columns():
-  sentences = [block.splitlines() for block in
-               PREDICTIONS.read_text().strip().split("\n\n")]
+  sentences = [
+    block.splitlines()
+    for block in PREDICTIONS.read_text().strip().split("\n\n")
+  ]
   rows = [[line.split() for line in sentence] for sentence in sentences]
-  return ([[r[0] for r in s] for s in rows], [[r[1] for r in s] for s in rows],
-          [[r[2] for r in s] for s in rows])
+  return (
+    [[r[0] for r in s] for s in rows],
+    [[r[1] for r in s] for s in rows],
+    [[r[2] for r in s] for s in rows],
+  )
 
 
 def test_entity_metrics_match_hand_counts():
@@ -28,22 +33,29 @@ def test_entity_metrics_match_hand_counts():
   # (right); MISC officials (wrong). 7 predicted, 4 right.
   precision, recall = 4 / 7, 4 / 6
   expected = {
-      "eval_precision": precision, "eval_recall": recall,
-      "eval_f1": 2 * precision * recall / (precision + recall),  # 8/13
-      "eval_precision_PER": 1 / 3, "eval_recall_PER": 1 / 2,
-      "eval_f1_PER": 0.4,
-      "eval_precision_LOC": 1.0, "eval_recall_LOC": 1.0, "eval_f1_LOC": 1.0,
-      "eval_precision_ORG": 1.0, "eval_recall_ORG": 1.0, "eval_f1_ORG": 1.0,
-      "eval_precision_MISC": 0.0, "eval_recall_MISC": 0.0,
-      "eval_f1_MISC": 0.0}
+    "eval_precision": precision,
+    "eval_recall": recall,
+    "eval_f1": 2 * precision * recall / (precision + recall),  # 8/13
+    "eval_precision_PER": 1 / 3,
+    "eval_recall_PER": 1 / 2,
+    "eval_f1_PER": 0.4,
+    "eval_precision_LOC": 1.0,
+    "eval_recall_LOC": 1.0,
+    "eval_f1_LOC": 1.0,
+    "eval_precision_ORG": 1.0,
+    "eval_recall_ORG": 1.0,
+    "eval_f1_ORG": 1.0,
+    "eval_precision_MISC": 0.0,
+    "eval_recall_MISC": 0.0,
+    "eval_f1_MISC": 0.0,
+  }
   assert results == pytest.approx(expected)
   assert results["eval_f1"] == pytest.approx(8 / 13)
 
 
 def test_no_entities_at_all():
   results = evaluation.entity_metrics([["O", "O"]], [["O", "O"]], "test")
-  assert results == {"test_precision": 0.0, "test_recall": 0.0,
-                     "test_f1": 0.0}
+  assert results == {"test_precision": 0.0, "test_recall": 0.0, "test_f1": 0.0}
 
 
 def test_prediction_lines_layout():
@@ -53,4 +65,6 @@ def test_prediction_lines_layout():
   assert "".join(lines) == PREDICTIONS.read_text()
   unlabelled = [s._replace(tags=None) for s in sentences[:1]]
   assert evaluation.prediction_lines(unlabelled, predicted[:1])[:2] == [
-      "Anna B-PER\n", "Berg I-PER\n"]
+    "Anna B-PER\n",
+    "Berg I-PER\n",
+  ]

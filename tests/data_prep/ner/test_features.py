@@ -19,14 +19,24 @@ from tests.conftest import FIXTURES
 from tests.helpers.conll import CONLL_DIR
 from tests.helpers.conll import requires_conll
 
-LABELS = ["O", "B-LOC", "I-LOC", "B-MISC", "I-MISC", "B-ORG", "I-ORG",
-          "B-PER", "I-PER"]
+LABELS = [
+  "O",
+  "B-LOC",
+  "I-LOC",
+  "B-MISC",
+  "I-MISC",
+  "B-ORG",
+  "I-ORG",
+  "B-PER",
+  "I-PER",
+]
 
 
 @pytest.fixture(scope="module")
 def tokenizer():
-  return tokenization.FullTokenizer(str(FIXTURES / "vocab_uncased.txt"),
-                                    do_lower_case=True)
+  return tokenization.FullTokenizer(
+    str(FIXTURES / "vocab_uncased.txt"), do_lower_case=True
+  )
 
 
 @pytest.fixture(scope="module")
@@ -42,8 +52,9 @@ def _decoded(tokenizer, window):
   tags = {p: LABELS[window.label_ids[p]] for p, _ in window.predicted}
   weighted = [p for p, w in enumerate(window.label_weights) if w]
   assert weighted == [p for p, _ in window.predicted]
-  assert all(window.label_ids[p] == 0 for p in range(len(tokens))
-             if p not in tags)
+  assert all(
+    window.label_ids[p] == 0 for p in range(len(tokens)) if p not in tags
+  )
   return tokens, tags, [w for _, w in window.predicted]
 
 
@@ -66,8 +77,7 @@ def test_word_split_into_pieces(tokenizer, train_sentences):
   assert sentence.lines[0] == 16
   (window,) = Featurizer(tokenizer, LABELS, 16).windows([sentence])
   tokens, tags, words = _decoded(tokenizer, window)
-  assert tokens == ["[CLS]", "brussels", "1996", "-", "08", "-", "22",
-                    "[SEP]"]
+  assert tokens == ["[CLS]", "brussels", "1996", "-", "08", "-", "22", "[SEP]"]
   assert tags == {1: "B-LOC", 2: "O"} and words == [0, 1]
   assert window.label_weights == [0, 1, 1, 0, 0, 0, 0, 0]
 
@@ -81,22 +91,50 @@ def test_long_sentence_overlapping_windows(tokenizer, train_sentences):
   windows = Featurizer(tokenizer, LABELS, 20).windows([sentence])
   decoded = [_decoded(tokenizer, w) for w in windows]
   assert [d[0] for d in decoded] == [
-      ("[CLS] germany ' s representative to the european union ' s "
-       "veterinary committee werner z ##wing ##mann said on [SEP]").split(),
-      ("[CLS] veterinary committee werner z ##wing ##mann said on wednesday "
-       "consumers should buy sheep ##me ##at from countries other "
-       "[SEP]").split(),
-      ("[CLS] consumers should buy sheep ##me ##at from countries other than "
-       "britain until the scientific advice was clearer . [SEP]").split()]
+    (
+      "[CLS] germany ' s representative to the european union ' s "
+      "veterinary committee werner z ##wing ##mann said on [SEP]"
+    ).split(),
+    (
+      "[CLS] veterinary committee werner z ##wing ##mann said on wednesday "
+      "consumers should buy sheep ##me ##at from countries other "
+      "[SEP]"
+    ).split(),
+    (
+      "[CLS] consumers should buy sheep ##me ##at from countries other than "
+      "britain until the scientific advice was clearer . [SEP]"
+    ).split(),
+  ]
   # Most context: Zwingmann (min 3 vs 2 in window 0) and sheepmeat (3 vs 3,
   # the earlier window) go to window 1.
-  assert [d[2] for d in decoded] == [list(range(0, 11)), list(range(11, 19)),
-                                     list(range(19, 31))]
-  assert decoded[0][1] == {1: "B-LOC", 2: "O", 4: "O", 5: "O", 6: "O",
-                           7: "B-ORG", 8: "I-ORG", 9: "O", 11: "O", 12: "O",
-                           13: "B-PER"}
-  assert decoded[1][1] == {4: "I-PER", 7: "O", 8: "O", 9: "O", 10: "O",
-                           11: "O", 12: "O", 13: "O"}
+  assert [d[2] for d in decoded] == [
+    list(range(0, 11)),
+    list(range(11, 19)),
+    list(range(19, 31)),
+  ]
+  assert decoded[0][1] == {
+    1: "B-LOC",
+    2: "O",
+    4: "O",
+    5: "O",
+    6: "O",
+    7: "B-ORG",
+    8: "I-ORG",
+    9: "O",
+    11: "O",
+    12: "O",
+    13: "B-PER",
+  }
+  assert decoded[1][1] == {
+    4: "I-PER",
+    7: "O",
+    8: "O",
+    9: "O",
+    10: "O",
+    11: "O",
+    12: "O",
+    13: "O",
+  }
   assert decoded[2][1][11] == "B-LOC" and len(decoded[2][1]) == 12
 
 
@@ -104,25 +142,36 @@ def test_long_sentence_overlapping_windows(tokenizer, train_sentences):
 def test_document_context(tokenizer, train_sentences):
   # Peter Blackburn, between "EU rejects ... lamb ." and "BRUSSELS ...".
   featurizer = Featurizer(tokenizer, LABELS, 16, document_context=True)
-  windows = [w for w in featurizer.windows(train_sentences[:5])
-             if w.sentence == 1]
+  windows = [
+    w for w in featurizer.windows(train_sentences[:5]) if w.sentence == 1
+  ]
   (window,) = windows
   tokens, tags, words = _decoded(tokenizer, window)
-  assert tokens == ("[CLS] boycott british lamb . peter blackburn brussels "
-                    "1996 - 08 - 22 the european [SEP]").split()
+  assert (
+    tokens
+    == (
+      "[CLS] boycott british lamb . peter blackburn brussels "
+      "1996 - 08 - 22 the european [SEP]"
+    ).split()
+  )
   assert tags == {5: "B-PER", 6: "I-PER"} and words == [0, 1]
   # Without it, the sentence stands alone.
   (alone,) = Featurizer(tokenizer, LABELS, 16).windows(train_sentences[1:2])
-  assert _decoded(tokenizer, alone)[0] == ["[CLS]", "peter", "blackburn",
-                                           "[SEP]"]
+  assert _decoded(tokenizer, alone)[0] == [
+    "[CLS]",
+    "peter",
+    "blackburn",
+    "[SEP]",
+  ]
 
 
 @requires_conll
 @pytest.mark.parametrize("document_context", [False, True])
 def test_every_dev_word_predicted_once(tokenizer, document_context):
   sentences = conll.read_conll(str(CONLL_DIR / "valid.txt"))
-  windows = Featurizer(tokenizer, LABELS, 24,
-                       document_context).windows(sentences)
+  windows = Featurizer(tokenizer, LABELS, 24, document_context).windows(
+    sentences
+  )
   assert len(windows) > len(sentences)  # some sentences are split
   counts = [np.zeros(len(s.words), int) for s in sentences]
   for window in windows:
@@ -131,8 +180,9 @@ def test_every_dev_word_predicted_once(tokenizer, document_context):
       counts[window.sentence][word] += 1
   assert all((c == 1).all() for c in counts)
   # Reading gold label ids back as predictions gives the gold tags.
-  tags = evaluation.word_tags(windows, [w.label_ids for w in windows],
-                              sentences, LABELS)
+  tags = evaluation.word_tags(
+    windows, [w.label_ids for w in windows], sentences, LABELS
+  )
   assert tags == [s.tags for s in sentences]
 
 
@@ -151,4 +201,5 @@ def test_records_parse_with_the_task_spec(tmp_path, tokenizer):
     assert parsed["segment_ids"].numpy().tolist() == [0] * 8
     assert parsed["label_ids"].numpy().tolist() == window.label_ids + pad
     assert parsed["label_weights"].numpy().tolist() == (
-        window.label_weights + pad)
+      window.label_weights + pad
+    )

@@ -23,12 +23,19 @@ from tests.conftest import REPO
 GOLDEN = FIXTURES / "pretraining"
 SAMPLE = str(GOLDEN / "sample_text.txt")
 SETTINGS = {
-    "instances": ([], InstanceOptions()),
-    "instances_wwm": (["--do_whole_word_mask", "--dupe_factor=5"],
-                      InstanceOptions(dupe_factor=5, do_whole_word_mask=True)),
+  "instances": ([], InstanceOptions()),
+  "instances_wwm": (
+    ["--do_whole_word_mask", "--dupe_factor=5"],
+    InstanceOptions(dupe_factor=5, do_whole_word_mask=True),
+  ),
 }
-FIELDS = ("tokens", "segment_ids", "is_random_next", "masked_lm_positions",
-          "masked_lm_labels")
+FIELDS = (
+  "tokens",
+  "segment_ids",
+  "is_random_next",
+  "masked_lm_positions",
+  "masked_lm_labels",
+)
 
 
 @pytest.fixture(scope="module")
@@ -45,8 +52,11 @@ def _golden(name):
 def test_instances_identical_to_original(tokenizer, name):
   documents = read_documents([Shard(SAMPLE)], tokenizer, progress=False)
   instances = create_training_instances(
-      documents, list(tokenizer.vocab.keys()), SETTINGS[name][1],
-      random.Random(12345))
+    documents,
+    list(tokenizer.vocab.keys()),
+    SETTINGS[name][1],
+    random.Random(12345),
+  )
   golden = _golden(name)
   assert len(instances) == len(golden)
   for got, want in zip(instances, golden):
@@ -55,50 +65,79 @@ def test_instances_identical_to_original(tokenizer, name):
 
 def _cli(tmp_path, *flags):
   return subprocess.run(
-      [sys.executable, "-m", "data_prep.create_pretraining_data",
-       "--vocab_file=%s" % (FIXTURES / "vocab_uncased.txt")] + list(flags),
-      cwd=REPO, capture_output=True, text=True, check=False)
+    [
+      sys.executable,
+      "-m",
+      "data_prep.create_pretraining_data",
+      "--vocab_file=%s" % (FIXTURES / "vocab_uncased.txt"),
+    ]
+    + list(flags),
+    cwd=REPO,
+    capture_output=True,
+    text=True,
+    check=False,
+  )
 
 
 def _parse(paths):
   import tensorflow as tf  # pylint: disable=g-import-not-at-top
+
   records = []
   for path in paths:
     for raw in tf.data.TFRecordDataset(str(path)):
       example = tf.train.Example.FromString(raw.numpy())
-      records.append({
-          k: list(v.int64_list.value) if v.HasField("int64_list") else
-             list(v.float_list.value)
-          for k, v in example.features.feature.items()})
+      records.append(
+        {
+          k: list(v.int64_list.value)
+          if v.HasField("int64_list")
+          else list(v.float_list.value)
+          for k, v in example.features.feature.items()
+        }
+      )
   return records
 
 
 def _golden_records(tmp_path, name):
   path = tmp_path / ("%s.golden.tfrecord" % name)
-  path.write_bytes(gzip.decompress(
-      (GOLDEN / ("%s.tfrecord.gz" % name)).read_bytes()))
+  path.write_bytes(
+    gzip.decompress((GOLDEN / ("%s.tfrecord.gz" % name)).read_bytes())
+  )
   return _parse([path])
 
 
 @pytest.mark.parametrize("name", sorted(SETTINGS))
 def test_cli_tfrecord_equals_original(tmp_path, name):
   out = tmp_path / "out.tfrecord"
-  result = _cli(tmp_path, "--input_file=%s" % SAMPLE,
-                "--output_file=%s" % out, *SETTINGS[name][0])
+  result = _cli(
+    tmp_path,
+    "--input_file=%s" % SAMPLE,
+    "--output_file=%s" % out,
+    *SETTINGS[name][0],
+  )
   assert result.returncode == 0, result.stderr
   assert _parse([out]) == _golden_records(tmp_path, name)
   assert sorted(p.name for p in tmp_path.iterdir()) == [
-      "%s.golden.tfrecord" % name, "out.tfrecord"]  # no temp files left
+    "%s.golden.tfrecord" % name,
+    "out.tfrecord",
+  ]  # no temp files left
 
 
 def test_root_script_runs_the_original_command(tmp_path):
   """`python create_pretraining_data.py ...` as in the original README."""
   out = tmp_path / "out.tfrecord"
   result = subprocess.run(
-      [sys.executable, "create_pretraining_data.py",
-       "--input_file=%s" % SAMPLE, "--output_file=%s" % out,
-       "--vocab_file=%s" % (FIXTURES / "vocab_uncased.txt")],
-      cwd=REPO, capture_output=True, text=True, check=False)
+    [
+      sys.executable,
+      "create_pretraining_data.py",
+      "--input_file=%s" % SAMPLE,
+      "--output_file=%s" % out,
+      "--vocab_file=%s" % (FIXTURES / "vocab_uncased.txt"),
+    ],
+    cwd=REPO,
+    capture_output=True,
+    text=True,
+    check=False,
+  )
   assert result.returncode == 0, result.stderr
   assert _parse([out]) == _golden_records(tmp_path, "instances")
 
@@ -107,8 +146,11 @@ def test_cli_round_robin_and_comma_globs(tmp_path):
   outs = [tmp_path / ("part%d" % i) for i in range(3)]
   # A glob and a comma list: the same single input file, listed once.
   pattern = str(GOLDEN / "sample_t*.txt")
-  result = _cli(tmp_path, "--input_file=%s" % pattern,
-                "--output_file=%s" % ",".join(map(str, outs)))
+  result = _cli(
+    tmp_path,
+    "--input_file=%s" % pattern,
+    "--output_file=%s" % ",".join(map(str, outs)),
+  )
   assert result.returncode == 0, result.stderr
   golden = _golden_records(tmp_path, "instances")
   for i, out in enumerate(outs):
@@ -125,13 +167,19 @@ def _bigger_corpus(tmp_path):
 
 def _scalable(tmp_path, corpus, out_name, seed):
   out = tmp_path / out_name
-  result = _cli(tmp_path, "--input_file=%s" % corpus, "--output_file=%s" % out,
-                "--num_workers=2", "--dupe_factor=2",
-                "--random_seed=%d" % seed)
+  result = _cli(
+    tmp_path,
+    "--input_file=%s" % corpus,
+    "--output_file=%s" % out,
+    "--num_workers=2",
+    "--dupe_factor=2",
+    "--random_seed=%d" % seed,
+  )
   assert result.returncode == 0, result.stderr
   files = sorted(tmp_path.glob(out_name + "-*"))
   return [p.name.replace(out_name, "") for p in files], [
-      p.read_bytes() for p in files]
+    p.read_bytes() for p in files
+  ]
 
 
 def test_scalable_mode_is_deterministic_per_seed(tmp_path, tokenizer):
@@ -148,11 +196,15 @@ def test_scalable_mode_is_deterministic_per_seed(tmp_path, tokenizer):
     assert len(r["input_ids"]) == 128 and len(r["masked_lm_ids"]) == 20
     assert r["input_ids"][0] == tokenizer.vocab["[CLS]"] and 0 < k <= 20
     assert r["masked_lm_positions"][:k] == sorted(
-        set(r["masked_lm_positions"][:k]))
+      set(r["masked_lm_positions"][:k])
+    )
     assert max(r["masked_lm_positions"][:k]) < n - 1
-  masked = [r["input_ids"][p] == mask_id for r in records
-            for p, w in zip(r["masked_lm_positions"], r["masked_lm_weights"])
-            if w]
+  masked = [
+    r["input_ids"][p] == mask_id
+    for r in records
+    for p, w in zip(r["masked_lm_positions"], r["masked_lm_weights"])
+    if w
+  ]
   assert 0.7 < sum(masked) / len(masked) < 0.9  # 80% [MASK]
 
 
@@ -162,34 +214,43 @@ def test_shards_keep_documents_whole(tmp_path, tokenizer):
   assert len(shards) == 4
   assert shards[0].start == 0 and shards[-1].end == corpus.stat().st_size
   whole = read_documents([Shard(str(corpus))], tokenizer, progress=False)
-  pieces = [d for s in shards
-            for d in read_documents([s], tokenizer, progress=False)]
+  pieces = [
+    d for s in shards for d in read_documents([s], tokenizer, progress=False)
+  ]
   assert pieces == whole and len(whole) == 30
 
 
-@pytest.mark.parametrize("flags, message", [
+@pytest.mark.parametrize(
+  "flags, message",
+  [
     (["--input_file=/nonexistent/*.txt"], "--input_file: no file matches"),
     (["--vocab_file=/nonexistent/vocab.txt"], "--vocab_file=/nonexistent"),
     (["--max_predictions_per_seq=0"], "--max_predictions_per_seq=0 must be"),
     (["--max_seq_length=4"], "--max_seq_length=4 must be >= 5"),
     (["--masked_lm_prob=0"], "--masked_lm_prob=0.0 must be"),
-    (["--num_workers=2", "--output_file=/tmp/x,/tmp/y"],
-     "--output_file: the scalable mode"),
+    (
+      ["--num_workers=2", "--output_file=/tmp/x,/tmp/y"],
+      "--output_file: the scalable mode",
+    ),
     (["--input_file={tmp}/empty.txt"], "empty.txt: no text"),
     (["--input_file={tmp}/empty.txt", "--num_workers=2"], "no text"),
-])
+  ],
+)
 def test_bad_input_is_one_line_error(tmp_path, flags, message):
   empty_dir = tmp_path / "in"
   empty_dir.mkdir()
   (empty_dir / "empty.txt").write_bytes(b"\n\n")
   out_dir = tmp_path / "out"
-  defaults = ["--input_file=%s" % SAMPLE,
-              "--output_file=%s" % (out_dir / "o.tfrecord")]
+  defaults = [
+    "--input_file=%s" % SAMPLE,
+    "--output_file=%s" % (out_dir / "o.tfrecord"),
+  ]
   flags = [f.replace("{tmp}", str(empty_dir)) for f in flags]
   result = _cli(tmp_path, *(defaults + flags))
   assert result.returncode == 1
   assert result.stderr.strip().splitlines() == [
-      result.stderr.strip().splitlines()[-1]]
+    result.stderr.strip().splitlines()[-1]
+  ]
   assert result.stderr.startswith("ERROR: ") and message in result.stderr
   assert not out_dir.exists() or not list(out_dir.iterdir())
 
@@ -227,21 +288,37 @@ def test_truncate_pair_randomly_matches_original_loop():
 def test_crc32c_known_values():
   # RFC 3720 B.4 / the usual check value of CRC-32C.
   assert list(crc32c_many([b"123456789", b"", bytes(32)])) == [
-      0xE3069283, 0x00000000, 0x8A9136AA]
+    0xE3069283,
+    0x00000000,
+    0x8A9136AA,
+  ]
 
 
 def test_cli_sentencepiece_vocabulary(tmp_path):
   import sentencepiece as spm  # pylint: disable=g-import-not-at-top
+
   spm.SentencePieceTrainer.train(
-      input=SAMPLE, model_prefix=str(tmp_path / "m"), vocab_size=200,
-      pad_id=0, unk_id=1, bos_id=-1, eos_id=-1,
-      user_defined_symbols=["[CLS]", "[SEP]", "[MASK]"], num_threads=1,
-      minloglevel=2)
+    input=SAMPLE,
+    model_prefix=str(tmp_path / "m"),
+    vocab_size=200,
+    pad_id=0,
+    unk_id=1,
+    bos_id=-1,
+    eos_id=-1,
+    user_defined_symbols=["[CLS]", "[SEP]", "[MASK]"],
+    num_threads=1,
+    minloglevel=2,
+  )
   out = tmp_path / "spm.tfrecord"
   # "--vocab_file=" unsets _cli's vocabulary: the model replaces it.
-  result = _cli(tmp_path, "--input_file=%s" % SAMPLE, "--output_file=%s" % out,
-                "--spm_model_file=%s" % (tmp_path / "m.model"),
-                "--vocab_file=", "--dupe_factor=1")
+  result = _cli(
+    tmp_path,
+    "--input_file=%s" % SAMPLE,
+    "--output_file=%s" % out,
+    "--spm_model_file=%s" % (tmp_path / "m.model"),
+    "--vocab_file=",
+    "--dupe_factor=1",
+  )
   assert result.returncode == 0, result.stderr
   records = _parse([out])
   assert records and all(r["input_ids"][0] == 2 for r in records)  # [CLS]

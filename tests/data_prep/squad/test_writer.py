@@ -23,28 +23,41 @@ def _write(tmp_path, name, num_workers):
   examples, _ = examples_and_features(_SETTING)
   out = tmp_path / name
   counts = writer.write_squad_features(
-      examples, VOCAB, True, str(out), str(out) + ".features.jsonl", seq,
-      stride, query, is_training, num_workers=num_workers)
-  return counts, out.read_bytes(), (tmp_path / (
-      name + ".features.jsonl")).read_bytes()
+    examples,
+    VOCAB,
+    True,
+    str(out),
+    str(out) + ".features.jsonl",
+    seq,
+    stride,
+    query,
+    is_training,
+    num_workers=num_workers,
+  )
+  return (
+    counts,
+    out.read_bytes(),
+    (tmp_path / (name + ".features.jsonl")).read_bytes(),
+  )
 
 
 def test_any_worker_count_writes_the_single_process_bytes(tmp_path):
   one = _write(tmp_path, "one", 1)
-  assert one[0].features > 3 * len(writer.chunk_bounds(
-      examples_and_features(_SETTING)[0]))  # several chunks, several turns
+  assert one[0].features > 3 * len(
+    writer.chunk_bounds(examples_and_features(_SETTING)[0])
+  )  # several chunks, several turns
   assert _write(tmp_path, "three", 3) == one
 
 
 def test_spawned_workers_write_the_same_bytes(tmp_path, monkeypatch):
   one = _write(tmp_path, "one", 1)
-  monkeypatch.setattr(multiprocessing, "get_all_start_methods",
-                      lambda: ["spawn"])
+  monkeypatch.setattr(
+    multiprocessing, "get_all_start_methods", lambda: ["spawn"]
+  )
   assert _write(tmp_path, "spawned", 2) == one
 
 
-def test_a_failing_chunk_leaves_no_output_and_no_process(tmp_path,
-                                                         monkeypatch):
+def test_a_failing_chunk_leaves_no_output_and_no_process(tmp_path, monkeypatch):
   encode = squad_features.FeatureEncoder.encode
 
   def encode_until_example_300(self, example, example_index):
@@ -53,8 +66,9 @@ def test_a_failing_chunk_leaves_no_output_and_no_process(tmp_path,
     return encode(self, example, example_index)
 
   # Forked workers inherit the patch.
-  monkeypatch.setattr(squad_features.FeatureEncoder, "encode",
-                      encode_until_example_300)
+  monkeypatch.setattr(
+    squad_features.FeatureEncoder, "encode", encode_until_example_300
+  )
   with pytest.raises(InputError, match="example 300 is bad"):
     _write(tmp_path, "bad", 2)
   assert os.listdir(tmp_path) == []
