@@ -15,13 +15,14 @@ from absl import flags
 from absl import logging
 import tqdm
 
-from bert_tf.cli import app
-from bert_tf.cli import bert_flags
-from bert_tf.cli import engine_flags
 from bert_tf.io_utils import atomic_output
 from bert_tf.io_utils import InputError
 from bert_tf.io_utils import require_file
+from bert_tf.jobs import engine_flags
 from bert_tf.modeling.bert_config import BertConfig
+from bert_tf.runtime import app
+from bert_tf.runtime import bert_flags
+from bert_tf.runtime import flag_checks
 from bert_tf.tokenizers import tokenization
 from bert_tf.tokenizers.loading import load_tokenizer
 from data_prep.extract_features.examples import convert_examples_to_features
@@ -47,6 +48,7 @@ def define_flags():
   bert_flags.define_max_seq_length(128)
   bert_flags.define_tokenizer_flags()
   flags.DEFINE_integer("batch_size", 32, "Batch size for predictions.")
+  flag_checks.positive("batch_size")
   flags.DEFINE_bool(
     "output_attentions",
     False,
@@ -64,6 +66,7 @@ def define_flags():
     8,
     "Only used if `use_tpu` is True. Total number of TPU cores to use.",
   )
+  flag_checks.positive("num_tpu_cores")
   flags.DEFINE_bool(
     "use_one_hot_embeddings",
     False,

@@ -23,14 +23,14 @@ New: --spm_model_file (a SentencePiece model instead of --vocab_file);
 per-label probabilities in test_results.tsv); --eval_every_steps /
 --eval_every_epochs (dev evaluation during training: eval_history.jsonl,
 TensorBoard in output_dir/eval/), --best_metric, --early_stopping_patience
-and --predict_checkpoint=best (bert_tf/cli/eval_flags.py).
+and --predict_checkpoint=best (bert_tf/jobs/eval_flags.py).
 """
 
 from absl import flags
 
-from bert_tf.cli import app
-from bert_tf.cli import finetune
 from bert_tf.io_utils import InputError
+from bert_tf.jobs import finetune
+from bert_tf.runtime import app
 from bert_tf.tasks.result_files import write_eval_results
 from bert_tf.tasks.result_files import write_lines
 from data_prep.classifier import flags as classifier_flags

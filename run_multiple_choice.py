@@ -30,9 +30,9 @@ shards).
 
 from absl import flags
 
-from bert_tf.cli import app
-from bert_tf.cli import finetune
 from bert_tf.io_utils import InputError
+from bert_tf.jobs import finetune
+from bert_tf.runtime import app
 from bert_tf.tasks.result_files import write_eval_results
 from bert_tf.tasks.result_files import write_lines
 from data_prep.multiple_choice import examples as mc_examples

@@ -46,12 +46,13 @@ from absl import flags
 from absl import logging
 import numpy as np
 
-from bert_tf.cli import app
-from bert_tf.cli import finetune
 from bert_tf.io_utils import atomic_output
 from bert_tf.io_utils import InputError
 from bert_tf.io_utils import output_set
 from bert_tf.io_utils import require_file
+from bert_tf.jobs import finetune
+from bert_tf.runtime import app
+from bert_tf.runtime import flag_checks
 from bert_tf.tasks.result_files import write_eval_results
 from bert_tf.tasks.result_files import write_lines
 from data_prep.ner import conll
@@ -111,6 +112,7 @@ def define_flags():
   flags.DEFINE_integer(
     "lstm_units", 768, "BiLSTM units per direction in a feature mode."
   )
+  flag_checks.positive("lstm_units")
   finetune.define_flags(max_seq_length=128, records_of="data_prep.ner")
 
 

@@ -26,7 +26,7 @@ bert_tf/tasks/dynamic_masking.py); it needs --vocab_file for [CLS]/[SEP]/[MASK].
 --eval_every_steps runs the --do_eval evaluation during training
 (eval_history.jsonl, TensorBoard in output_dir/eval/), with --best_metric
 (e.g. masked_lm_loss --best_mode=min; best/ holds the encoder and the cls/
-heads) and --early_stopping_patience (bert_tf/cli/eval_flags.py).
+heads) and --early_stopping_patience (bert_tf/jobs/eval_flags.py).
 """
 
 import os
@@ -34,14 +34,15 @@ import os
 from absl import flags
 from absl import logging
 
-from bert_tf.cli import app
-from bert_tf.cli import bert_flags
-from bert_tf.cli import engine_flags
-from bert_tf.cli import eval_flags
 from bert_tf.io_utils import InputError
 from bert_tf.io_utils import make_output_dir
 from bert_tf.io_utils import require_file
+from bert_tf.jobs import engine_flags
+from bert_tf.jobs import eval_flags
 from bert_tf.modeling.bert_config import BertConfig
+from bert_tf.runtime import app
+from bert_tf.runtime import bert_flags
+from bert_tf.runtime import flag_checks
 from bert_tf.tasks.result_files import write_eval_results
 from data_prep.pretraining.documents import expand_input_files
 
@@ -51,7 +52,7 @@ dynamic_masking = app.lazy_import("bert_tf.tasks.dynamic_masking")
 input_pipeline = app.lazy_import("bert_tf.training.input_pipeline")
 pretraining = app.lazy_import("bert_tf.tasks.pretraining")
 run_config = app.lazy_import("bert_tf.training.run_config")
-script_runner = app.lazy_import("bert_tf.cli.script_runner")
+wiring = app.lazy_import("bert_tf.jobs.wiring")
 
 # The keys of Trainer.evaluate with PretrainingTask (eval_results.txt).
 _METRIC_NAMES = (
@@ -80,22 +81,30 @@ def define_flags():
     "Sequences longer than this will be truncated, and sequences shorter "
     "than this will be padded. Must match data generation.",
   )
+  flag_checks.at_least("max_seq_length", 3)
   flags.DEFINE_integer(
     "max_predictions_per_seq",
     20,
     "Maximum number of masked LM predictions per sequence. "
     "Must match data generation.",
   )
+  flag_checks.positive("max_predictions_per_seq")
   flags.DEFINE_bool("do_train", False, "Whether to run training.")
   flags.DEFINE_bool("do_eval", False, "Whether to run eval on the dev set.")
   flags.DEFINE_integer("train_batch_size", 32, "Total batch size for training.")
+  flag_checks.positive("train_batch_size")
   flags.DEFINE_integer("eval_batch_size", 8, "Total batch size for eval.")
+  flag_checks.positive("eval_batch_size")
   flags.DEFINE_float(
     "learning_rate", 5e-5, "The initial learning rate for Adam."
   )
+  flag_checks.non_negative("learning_rate")
   flags.DEFINE_integer("num_train_steps", 100000, "Number of training steps.")
+  flag_checks.non_negative("num_train_steps")
   flags.DEFINE_integer("num_warmup_steps", 10000, "Number of warmup steps.")
+  flag_checks.non_negative("num_warmup_steps")
   flags.DEFINE_integer("max_eval_steps", 100, "Maximum number of eval steps.")
+  flag_checks.positive("max_eval_steps")
   # New flags.
   flags.DEFINE_bool(
     "dynamic_masking",
@@ -113,6 +122,7 @@ def define_flags():
   flags.DEFINE_float(
     "masked_lm_prob", 0.15, "With --dynamic_masking: masked LM probability."
   )
+  flag_checks.in_range("masked_lm_prob", 0, 1)
   flags.DEFINE_bool(
     "do_whole_word_mask",
     False,
@@ -194,7 +204,7 @@ def main(_):
     )
     return trainer.evaluate(dataset, FLAGS.eval_batch_size)
 
-  hook = script_runner.eval_hook(
+  hook = wiring.eval_hook(
     FLAGS, evaluate, FLAGS.bert_config_file, metric_names=_METRIC_NAMES
   )
   make_output_dir(FLAGS.output_dir)
@@ -211,7 +221,7 @@ def main(_):
     ),
     "use another --output_dir",
   )
-  trainer = script_runner.build_trainer(
+  trainer = wiring.build_trainer(
     FLAGS, task, FLAGS.num_train_steps, FLAGS.num_warmup_steps
   )
 

@@ -29,7 +29,7 @@ New: --spm_model_file (a SentencePiece model instead of --vocab_file);
 training with the same post-processing and official evaluation as
 --do_predict (eval_history.jsonl, TensorBoard in output_dir/eval/), with
 --best_metric (e.g. f1), --early_stopping_patience and
---predict_checkpoint=best (bert_tf/cli/eval_flags.py).
+--predict_checkpoint=best (bert_tf/jobs/eval_flags.py).
 """
 
 import random
@@ -38,11 +38,12 @@ from absl import flags
 from absl import logging
 import tqdm
 
-from bert_tf.cli import app
-from bert_tf.cli import finetune
 from bert_tf.io_utils import InputError
 from bert_tf.io_utils import output_set
 from bert_tf.io_utils import require_file
+from bert_tf.jobs import finetune
+from bert_tf.runtime import app
+from bert_tf.runtime import flag_checks
 from data_prep.squad import evaluation as squad_evaluation
 from data_prep.squad import flags as squad_flags
 from data_prep.squad import postprocess as squad_postprocess
@@ -108,6 +109,7 @@ def define_flags():
   flags.DEFINE_integer(
     "predict_batch_size", 8, "Total batch size for predictions."
   )
+  flag_checks.positive("predict_batch_size")
   flags.DEFINE_bool(
     "verbose_logging",
     False,

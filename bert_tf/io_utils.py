@@ -204,7 +204,7 @@ def error_line(e):
 def run_cli(main):
   """Wraps an absl `main(argv)` so expected failures print one line.
 
-  Scripts use it through `bert_tf.cli.app.run_app`. Other exceptions
+  Scripts use it through `bert_tf.runtime.app.run_app`. Other exceptions
   are bugs and keep their traceback.
   """
 

@@ -22,8 +22,24 @@ from tests.conftest import REPO
 
 # Layer -> the bert_tf / data_prep packages its modules may import (besides
 # itself). `bert_tf.modeling.bert_config` is configuration, not model code.
+_BELOW_JOBS = {
+  "bert_tf.io_utils",
+  "bert_tf.runtime",
+  "bert_tf.records",
+  "bert_tf.tokenizers",
+  "bert_tf.checkpoints",
+  "bert_tf.modeling",
+  "bert_tf.training",
+  "bert_tf.tasks",
+  "bert_tf.export",
+  # Feature conversion (TensorFlow-free): what the scripts, Beam and the
+  # API all call. Never a data_prep command or Beam driver (_NEVER).
+  "data_prep",
+}
 _LAYERS = {
   "bert_tf.io_utils": set(),
+  # The process runtime: runner, quiet console, shared flags and checks.
+  "bert_tf.runtime": {"bert_tf.io_utils"},
   "bert_tf.tokenizers": {"bert_tf.io_utils"},
   "bert_tf.records": {"bert_tf.io_utils"},
   "bert_tf.checkpoints": {"bert_tf.io_utils", "bert_tf.modeling.bert_config"},
@@ -46,22 +62,25 @@ _LAYERS = {
     "bert_tf.modeling",
     "bert_tf.tasks",
   },
-  "bert_tf.cli": {"bert_tf"},
-  # The Python API: exporters + Tasks + the Trainer (and the scripts' step
-  # count, fetch_model); never data_prep.
-  "bert_tf.api": {"bert_tf"},
-  # Pure data: tokenizers, record bytes, the flag helpers and the runner
-  # (with its quiet console).
+  # One Job per task: flags or keyword arguments -> featurized records,
+  # Trainer, evaluation and outputs.
+  "bert_tf.jobs": _BELOW_JOBS,
+  # The commands (console scripts).
+  "bert_tf.cli": _BELOW_JOBS | {"bert_tf.jobs"},
+  # The Python API: the Jobs behind the scripts, over in-memory examples.
+  "bert_tf.api": _BELOW_JOBS | {"bert_tf.jobs"},
+  # Pure data: tokenizers, record bytes and the process runtime.
   "data_prep": {
     "bert_tf.io_utils",
     "bert_tf.records",
     "bert_tf.tokenizers",
-    "bert_tf.cli.app",
-    "bert_tf.cli.bert_flags",
-    "bert_tf.cli.flag_ranges",
-    "bert_tf.cli.quiet",
+    "bert_tf.runtime",
   },
 }
+
+# What no other layer imports: data_prep's commands and Beam drivers (the
+# library calls data_prep's feature conversion only).
+_NEVER = ("data_prep.beam", "__main__")
 
 # The original's module names and the `python -m bert_tf.<command>` shims:
 # each forwards to one layer (matched exactly, not as a package).
@@ -90,6 +109,14 @@ _LIBRARY_TENSORFLOW_FREE = (
   "bert_tf.records.task_schemas",
   "bert_tf.records.tfrecord_file",
   "bert_tf.modeling.bert_config",
+  "bert_tf.modeling.fetching",
+  "bert_tf.runtime.app",
+  "bert_tf.runtime.bert_flags",
+  "bert_tf.runtime.flag_checks",
+  "bert_tf.runtime.quiet",
+  "bert_tf.jobs.engine_flags",
+  "bert_tf.jobs.eval_flags",
+  "bert_tf.jobs.finetune",
 )
 
 # data_prep modules that need TensorFlow, and why.
@@ -164,6 +191,10 @@ def _violations(repo=REPO):
     for name in _imports(path):
       if not _within(name, layer) and not any(
         _within(name, package) for package in allowed
+      ):
+        yield "%s imports %s" % (module, name)
+      elif not module.startswith("data_prep") and (
+        _within(name, _NEVER[0]) or _NEVER[1] in name.split(".")
       ):
         yield "%s imports %s" % (module, name)
 
@@ -277,14 +308,19 @@ def test_the_rules_catch_wrong_imports_and_unknown_modules(tmp_path):
     tmp_path,
     {
       "bert_tf/checkpoints/bad.py": "from bert_tf.modeling.bert_encoder import BertEncoder\n",
-      "bert_tf/export/bad.py": "from bert_tf.cli import flag_ranges\n",
+      "bert_tf/export/bad.py": "from bert_tf.runtime import flag_checks\n",
       "bert_tf/newthing.py": "x = 1\n",
+      "bert_tf/jobs/bad.py": "from data_prep.squad.features import f\n"
+      "from data_prep.beam import squad\n"
+      "from data_prep.ner.__main__ import main\n",
       "data_prep/x.py": "def f():\n  import tensorflow\n  from bert_tf.tasks import squad\n",
     },
   )
   assert sorted(_violations(tmp_path)) == [
     "bert_tf.checkpoints.bad imports bert_tf.modeling.bert_encoder.BertEncoder",
-    "bert_tf.export.bad imports bert_tf.cli.flag_ranges",
+    "bert_tf.export.bad imports bert_tf.runtime.flag_checks",
+    "bert_tf.jobs.bad imports data_prep.beam.squad",
+    "bert_tf.jobs.bad imports data_prep.ner.__main__.main",
     "bert_tf.newthing matches no layer",
     "data_prep.x imports bert_tf.tasks.squad",
   ]

@@ -23,10 +23,10 @@ import numpy as np
 import tensorflow as tf
 
 from bert_tf.api import sources
-from bert_tf.cli import script_runner
 from bert_tf.export import get_exporter
 from bert_tf.io_utils import InputError
 from bert_tf.io_utils import make_temp_dir
+from bert_tf.jobs import wiring
 from bert_tf.training import checkpointing
 from bert_tf.training import inference
 from bert_tf.training import optimization
@@ -168,7 +168,7 @@ class TaskApi:
     --output_dir); default: a temporary folder, removed afterwards."""
     features = self._features(x, y)
     count = len(next(iter(features.values())))
-    num_steps, num_warmup = script_runner.train_steps(
+    num_steps, num_warmup = wiring.train_steps(
       count, batch_size, epochs, warmup_proportion
     )
     folder = output_dir or tempfile.mkdtemp(prefix="bert_tf_fit_")

@@ -24,9 +24,9 @@ import os
 
 from bert_tf.checkpoints import checkpoint_io
 from bert_tf.checkpoints import hf_import
-from bert_tf.cli import fetch_model
-from bert_tf.cli import script_runner
 from bert_tf.io_utils import InputError
+from bert_tf.jobs import wiring
+from bert_tf.modeling import fetching
 from bert_tf.modeling.bert_config import BertConfig
 from bert_tf.training import run_config
 
@@ -128,7 +128,7 @@ def resolve(path_or_name, vocab_file=None, do_lower_case=None, cache=None):
   """The `Source` of a folder or a model name (see the module docstring)."""
   path = os.fspath(path_or_name)
   if not os.path.exists(path):
-    path = fetch_model.fetch_model(path, cache or cache_dir())
+    path = fetching.fetch_model(path, cache or cache_dir())
   if not os.path.isdir(path):
     raise InputError("%s: not a model folder" % path)
   recorded = run_config.read(path)
@@ -139,7 +139,7 @@ def resolve(path_or_name, vocab_file=None, do_lower_case=None, cache=None):
     checkpoint_io.resolve_checkpoint(prefix)  # one line if it is missing
     config = BertConfig.from_json_file(os.path.join(path, "bert_config.json"))
     lower = True if do_lower_case is None else do_lower_case
-    script_runner.check_case(lower, prefix)  # the original's name check
+    wiring.check_case(lower, prefix)  # the original's name check
     return Source(
       config, _vocab(path, vocab_file), lower, _tf1_loader(prefix), None
     )

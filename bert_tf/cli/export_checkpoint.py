@@ -14,11 +14,11 @@ import os
 
 from absl import flags
 
-from bert_tf.cli import app
 from bert_tf.io_utils import atomic_output
 from bert_tf.io_utils import InputError
 from bert_tf.io_utils import require_file
 from bert_tf.modeling.bert_config import BertConfig
+from bert_tf.runtime import app
 
 FLAGS = flags.FLAGS
 # Loaded when the command runs: --help answers at once.

@@ -30,13 +30,14 @@ import os
 
 from absl import flags
 
-from bert_tf.cli import app
-from bert_tf.cli import bert_flags
 from bert_tf.export import get_exporter
 from bert_tf.export import registered_exporters
 from bert_tf.io_utils import InputError
 from bert_tf.io_utils import require_file
 from bert_tf.modeling.bert_config import BertConfig
+from bert_tf.runtime import app
+from bert_tf.runtime import bert_flags
+from bert_tf.runtime import flag_checks
 from bert_tf.tokenizers import tokenization
 
 FLAGS = flags.FLAGS
@@ -96,12 +97,17 @@ def define_flags():
     "The maximum total input sequence length "
     "after WordPiece tokenization (default: 384 for squad, else 128).",
   )
+  flag_checks.at_least("max_seq_length", 3)
   defined = set()
   for name in sorted(exporters):
     for option in exporters[name].OPTIONS:
       if option.name not in defined:
         defined.add(option.name)
         _DEFINE[option.kind](option.name, option.default, option.help)
+        if option.minimum is not None:
+          flag_checks.at_least(option.name, option.minimum)
+        elif option.kind == "float":
+          flag_checks.finite(option.name)
 
 
 def _beside_checkpoint(path, flag_name, file_name):

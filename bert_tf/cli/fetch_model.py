@@ -17,16 +17,15 @@ when the command is run again. Every file is verified before it is kept
 conversion of an HF model loads it).
 """
 
-import os
-import shutil
-
 from absl import flags
 
 from bert_tf.checkpoints import fetch
 from bert_tf.checkpoints import model_registry
 from bert_tf.checkpoints import transfer
-from bert_tf.cli import app
 from bert_tf.io_utils import InputError
+from bert_tf.modeling.fetching import fetch_model
+from bert_tf.runtime import app
+from bert_tf.runtime import flag_checks
 
 FLAGS = flags.FLAGS
 
@@ -53,55 +52,17 @@ def define_flags():
     "resumed (after a pause that doubles) before giving "
     "up.",
   )
+  flag_checks.non_negative("retries")
   flags.DEFINE_float(
     "timeout",
     60,
     "Seconds a connection may stay silent "
     "(or under 1 KiB/s) before it is dropped and resumed.",
   )
+  flag_checks.positive("timeout")
   flags.DEFINE_float("deadline", 7200, "Seconds one file may take in all.")
+  flag_checks.positive("deadline")
   flags.DEFINE_bool("list", False, "Print the known model names and exit.")
-
-
-def fetch_hf(repo_id, output_dir, hf_endpoint=None, network=None):
-  """Downloads HF repo `repo_id` and converts it into `output_dir`."""
-  model_dir = os.path.join(output_dir, repo_id.replace("/", "--"))
-  if fetch.existing_model(model_dir):
-    return model_dir
-  # Kept between runs so that a broken download resumes; its files are
-  # checked again before they are used.
-  staging = os.path.join(
-    output_dir, ".%s.download" % os.path.basename(model_dir)
-  )
-  fetch.download_hf(repo_id, staging, hf_endpoint, network)
-  # Imported here: TensorFlow is needed (and loaded, ~5 s) only to convert.
-  # pylint: disable-next=g-import-not-at-top
-  from bert_tf.cli.convert_checkpoint import convert
-
-  try:
-    with fetch.building_dir(model_dir, staging) as scratch:
-      convert(staging, "hf", scratch)
-  except InputError as e:
-    # Verified downloads that do not convert would fail every later run
-    # the same way: start from scratch next time.
-    shutil.rmtree(staging)
-    raise InputError(
-      "%s (the downloads in %s were removed)" % (e, staging)
-    ) from e
-  shutil.rmtree(staging)
-  return model_dir
-
-
-def fetch_model(
-  name, output_dir, base_url=None, hf_endpoint=None, retries=3, network=None
-):
-  """Fetches registry model or HF repo `name`; returns its folder.
-  `network` (a `transfer.Network`) overrides `retries`."""
-  network = network or transfer.Network(retries=retries)
-  kind, key = fetch.resolve_name(name)
-  if kind == "hf":
-    return fetch_hf(key, output_dir, hf_endpoint, network)
-  return fetch.fetch_google(key, output_dir, base_url, network)
 
 
 def _listing():

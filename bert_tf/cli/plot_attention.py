@@ -21,11 +21,12 @@ import collections
 from absl import flags
 import numpy as np
 
-from bert_tf.cli import app
-from bert_tf.cli import bert_flags
 from bert_tf.io_utils import atomic_output
 from bert_tf.io_utils import InputError
 from bert_tf.io_utils import require_file
+from bert_tf.runtime import app
+from bert_tf.runtime import bert_flags
+from bert_tf.runtime import flag_checks
 
 # Loaded when the command runs: --help answers at once.
 backend_agg = app.lazy_import("matplotlib.backends.backend_agg")
@@ -63,6 +64,7 @@ def define_flags():
   flags.DEFINE_integer(
     "line", 0, "--attentions_file: the line (linex_index) to draw."
   )
+  flag_checks.non_negative("line")
   flags.DEFINE_string(
     "init_checkpoint",
     None,

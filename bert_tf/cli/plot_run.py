@@ -22,9 +22,9 @@ import os
 from absl import flags
 import numpy as np
 
-from bert_tf.cli import app
 from bert_tf.io_utils import atomic_output
 from bert_tf.io_utils import InputError
+from bert_tf.runtime import app
 
 # Loaded when the command runs: --help answers at once.
 backend_agg = app.lazy_import("matplotlib.backends.backend_agg")

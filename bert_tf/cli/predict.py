@@ -26,11 +26,12 @@ from absl import flags
 from absl import logging
 from tqdm import tqdm
 
-from bert_tf.cli import app
 from bert_tf.io_utils import atomic_output
 from bert_tf.io_utils import first_line
 from bert_tf.io_utils import InputError
 from bert_tf.io_utils import require_file
+from bert_tf.runtime import app
+from bert_tf.runtime import flag_checks
 
 FLAGS = flags.FLAGS
 # Loaded when the command runs: --help answers before TensorFlow loads.
@@ -43,6 +44,7 @@ def define_flags():
   flags.DEFINE_string("input_file", None, "JSON lines, or .tsv with a header.")
   flags.DEFINE_string("output_file", None, "JSON lines out.")
   flags.DEFINE_integer("batch_size", 32, "Records per model call.")
+  flag_checks.positive("batch_size")
   flags.DEFINE_bool("progress", True, "Show a progress bar.")
   flags.DEFINE_bool(
     "keep_inputs",

@@ -40,9 +40,11 @@ METADATA_FILE = os.path.join("assets.extra", "export_config.json")
 
 
 class Option:
-  """A task option: becomes `--name` of the export CLI (type from default)."""
+  """A task option: becomes `--name` of the export CLI (type from default).
+  `minimum`: the smallest value a number may take (integers: counts, so 1
+  by default; floats: any finite number unless given)."""
 
-  def __init__(self, name, default, help_text, kind=None):
+  def __init__(self, name, default, help_text, kind=None, minimum=None):
     self.name = name
     self.default = default
     self.help = help_text
@@ -52,6 +54,9 @@ class Option:
       float: "float",
       list: "list",
     }.get(type(default), "string")
+    if minimum is None and self.kind == "integer":
+      minimum = 1
+    self.minimum = minimum
 
 
 # Options more than one task kind takes (a flag is defined once).

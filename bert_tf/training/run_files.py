@@ -9,7 +9,7 @@
   early_stopping.json  written when --early_stopping_patience ended training
 
 The writer is `eval_hook.EvalHook`; the readers are the hook itself (on
-resume), `--predict_checkpoint=best` (cli/script_runner.py), the trainer's
+resume), `--predict_checkpoint=best` (cli/wiring.py), the trainer's
 log and `bert-plot-run` (cli/plot_run.py). Paths may be local or remote
 (gs://...): they go through `tf.io.gfile`.
 

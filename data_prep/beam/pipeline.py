@@ -21,11 +21,12 @@ import re
 
 from absl import flags
 
-from bert_tf.cli import app
-from bert_tf.cli import quiet
 from bert_tf.io_utils import error_line
 from bert_tf.io_utils import InputError
 from bert_tf.io_utils import user_path
+from bert_tf.runtime import app
+from bert_tf.runtime import flag_checks
+from bert_tf.runtime import quiet
 from data_prep.common.outputs import publish
 from data_prep.common.outputs import remove
 
@@ -57,6 +58,7 @@ def define_runner_flags(shards_help):
   flags.DEFINE_integer(
     "num_output_shards", None, "With --runner: " + shards_help
   )
+  flag_checks.positive("num_output_shards")
 
 
 def parse_flags(argv):

@@ -18,9 +18,10 @@ import collections
 
 from absl import flags
 
-from bert_tf.cli import app
-from bert_tf.cli import bert_flags
 from bert_tf.io_utils import InputError
+from bert_tf.runtime import app
+from bert_tf.runtime import bert_flags
+from bert_tf.runtime import flag_checks
 from bert_tf.tokenizers.loading import load_tokenizer
 from data_prep.beam import pipeline as beam_pipeline
 from data_prep.classifier import features as classifier_features
@@ -58,6 +59,7 @@ def define_flags():
     "until the count is a multiple of this (TPU eval/predict "
     "batch size).",
   )
+  flag_checks.non_negative("pad_to_multiple_of")
   flags.DEFINE_string("output_file", None, "Output TFRecord file.")
   bert_flags.define_tokenizer_flags()
   bert_flags.define_spm_model_file()

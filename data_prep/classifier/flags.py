@@ -21,6 +21,7 @@ Example:
 from absl import flags
 
 from bert_tf.io_utils import InputError
+from bert_tf.runtime import flag_checks
 from data_prep.classifier import tasks as classifier_tasks
 
 
@@ -29,16 +30,19 @@ def define_task_flags():
   flags.DEFINE_integer(
     "text_a_column", None, "task_name=tsv: 0-based column of the first text."
   )
+  flag_checks.non_negative("text_a_column")
   flags.DEFINE_integer(
     "text_b_column",
     None,
     "task_name=tsv: 0-based column of the second text (pair tasks only).",
   )
+  flag_checks.non_negative("text_b_column")
   flags.DEFINE_integer(
     "label_column",
     None,
     "task_name=tsv: 0-based column of the label (ignored for test.tsv).",
   )
+  flag_checks.non_negative("label_column")
   flags.DEFINE_list(
     "labels",
     None,

@@ -20,9 +20,10 @@ import time
 
 from absl import flags
 
-from bert_tf.cli import app
 from bert_tf.io_utils import atomic_output
 from bert_tf.io_utils import InputError
+from bert_tf.runtime import app
+from bert_tf.runtime import flag_checks
 from data_prep.beam import pipeline as beam_pipeline
 from data_prep.learn_vocab import words
 from data_prep.pretraining.documents import expand_input_files
@@ -48,6 +49,7 @@ def define_flags():
     "corpus with fewer pieces seen >= 10 times gives "
     "fewer).",
   )
+  flag_checks.positive("vocab_size")
   flags.DEFINE_bool(
     "do_lower_case",
     True,
@@ -67,12 +69,14 @@ def define_flags():
     "WordPiece: [unusedN] tokens reserved (Google's uncased vocab: 994; "
     "at least 99, which keeps [UNK]=100 .. [MASK]=103).",
   )
+  flag_checks.at_least("num_unused_tokens", 99)
   flags.DEFINE_integer(
     "shard_size_mb",
     16,
     "With --runner: input files are cut at blank lines into word-count "
     "shards of about this size.",
   )
+  flag_checks.positive("shard_size_mb")
   beam_pipeline.define_runner_flags(
     "word-count shards (at least this many; files are cut at blank "
     "lines). The vocabulary is one file either way."

@@ -12,9 +12,9 @@ concatenate to the same file.
 
 from absl import flags
 
-from bert_tf.cli import app
-from bert_tf.cli import bert_flags
 from bert_tf.io_utils import InputError
+from bert_tf.runtime import app
+from bert_tf.runtime import bert_flags
 from bert_tf.tokenizers.loading import load_tokenizer
 from data_prep.beam import pipeline as beam_pipeline
 from data_prep.multiple_choice import examples as mc_examples

@@ -13,10 +13,10 @@ label-id order). `--runner=DirectRunner` (or another Beam runner) writes
 
 from absl import flags
 
-from bert_tf.cli import app
-from bert_tf.cli import bert_flags
 from bert_tf.io_utils import InputError
 from bert_tf.io_utils import require_file
+from bert_tf.runtime import app
+from bert_tf.runtime import bert_flags
 from data_prep.beam import pipeline as beam_pipeline
 from data_prep.ner import conll
 from data_prep.ner.features import new_featurizer

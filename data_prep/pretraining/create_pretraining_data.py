@@ -26,9 +26,10 @@ import time
 from absl import flags
 from absl import logging
 
-from bert_tf.cli import app
-from bert_tf.cli import bert_flags
 from bert_tf.io_utils import InputError
+from bert_tf.runtime import app
+from bert_tf.runtime import bert_flags
+from bert_tf.runtime import flag_checks
 from bert_tf.tokenizers.loading import load_tokenizer
 from data_prep.beam import pipeline as beam_pipeline
 from data_prep.common.outputs import remove
@@ -62,25 +63,31 @@ def define_flags():
     "Whether to use whole word masking rather than per-WordPiece masking.",
   )
   flags.DEFINE_integer("max_seq_length", 128, "Maximum sequence length.")
+  flag_checks.at_least("max_seq_length", 3)
   bert_flags.define_tokenizer_flags()
   flags.DEFINE_integer(
     "max_predictions_per_seq",
     20,
     "Maximum number of masked LM predictions per sequence.",
   )
+  flag_checks.positive("max_predictions_per_seq")
   flags.DEFINE_integer("random_seed", 12345, "Random seed for data generation.")
+  flag_checks.in_range("random_seed", 0, 2**32 - 1)
   flags.DEFINE_integer(
     "dupe_factor",
     10,
     "Number of times to duplicate the input data (with different masks).",
   )
+  flag_checks.positive("dupe_factor")
   flags.DEFINE_float("masked_lm_prob", 0.15, "Masked LM probability.")
+  flag_checks.in_range("masked_lm_prob", 0, 1)
   flags.DEFINE_float(
     "short_seq_prob",
     0.1,
     "Probability of creating sequences which are shorter than the "
     "maximum length.",
   )
+  flag_checks.in_range("short_seq_prob", 0, 1)
   flags.DEFINE_string(
     "spm_model_file",
     None,
@@ -95,6 +102,7 @@ def define_flags():
     "scalable mode, input shards in N processes, one output file per shard, "
     "deterministic for a seed and N but not the original's order.",
   )
+  flag_checks.non_negative("num_workers")
   flags.DEFINE_integer(
     "shard_size_mb",
     16,
@@ -102,6 +110,7 @@ def define_flags():
     "this size (and into at least --num_workers shards); bounds the memory "
     "of each worker.",
   )
+  flag_checks.positive("shard_size_mb")
   beam_pipeline.define_runner_flags(
     "output files (exactly; default 1). Input files are cut at blank "
     "lines into at least this many shards of about --shard_size_mb, "
@@ -116,7 +125,7 @@ def _check_flags():
       raise InputError("--%s is required" % name)
   if not FLAGS.vocab_file and not FLAGS.spm_model_file:
     raise InputError("--vocab_file is required")
-  # Beyond the ranges every entry point checks (bert_tf/cli/flag_ranges.py).
+  # Beyond the ranges every entry point checks (bert_tf/runtime/flag_checks.py).
   checks = [
     (
       "max_seq_length",

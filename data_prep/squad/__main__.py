@@ -19,10 +19,11 @@ import time
 
 from absl import flags
 
-from bert_tf.cli import app
-from bert_tf.cli import bert_flags
 from bert_tf.io_utils import InputError
 from bert_tf.io_utils import require_file
+from bert_tf.runtime import app
+from bert_tf.runtime import bert_flags
+from bert_tf.runtime import flag_checks
 from bert_tf.tokenizers.loading import load_tokenizer
 from data_prep.beam import pipeline as beam_pipeline
 from data_prep.squad import flags as squad_flags
@@ -79,6 +80,7 @@ def define_flags():
     "value. Default: the cores available to this process, at most %d "
     "(1: no worker processes)." % _MAX_DEFAULT_WORKERS,
   )
+  flag_checks.non_negative("num_workers")
   bert_flags.define_tokenizer_flags()
   bert_flags.define_spm_model_file()
   bert_flags.define_max_seq_length(384)

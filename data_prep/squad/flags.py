@@ -12,6 +12,8 @@ Example:
 
 from absl import flags
 
+from bert_tf.runtime import flag_checks
+
 
 def define_feature_flags():
   """--doc_stride, --max_query_length and --version_2_with_negative."""
@@ -21,12 +23,14 @@ def define_feature_flags():
     "When splitting up a long document into chunks, how much stride to "
     "take between chunks.",
   )
+  flag_checks.positive("doc_stride")
   flags.DEFINE_integer(
     "max_query_length",
     64,
     "The maximum number of tokens for the question. Questions longer than "
     "this will be truncated to this length.",
   )
+  flag_checks.positive("max_query_length")
   flags.DEFINE_bool(
     "version_2_with_negative",
     False,
@@ -42,6 +46,7 @@ def define_prediction_flags():
     "The total number of n-best predictions to generate in the "
     "nbest_predictions.json output file.",
   )
+  flag_checks.positive("n_best_size")
   flags.DEFINE_integer(
     "max_answer_length",
     30,
@@ -49,8 +54,10 @@ def define_prediction_flags():
     "because the start and end predictions are not conditioned on one "
     "another.",
   )
+  flag_checks.positive("max_answer_length")
   flags.DEFINE_float(
     "null_score_diff_threshold",
     0.0,
     "If null_score - best_non_null is greater than the threshold predict null.",
   )
+  flag_checks.finite("null_score_diff_threshold")

@@ -18,10 +18,10 @@ Usage:
 from absl import flags
 from absl import logging
 
-from bert_tf.cli import app
-from bert_tf.cli import bert_flags
 from bert_tf.io_utils import InputError
 from bert_tf.io_utils import require_file
+from bert_tf.runtime import app
+from bert_tf.runtime import bert_flags
 from bert_tf.tokenizers.loading import load_tokenizer
 from data_prep.squad import evaluation as squad_evaluation
 from data_prep.squad import flags as squad_flags

@@ -9,10 +9,10 @@ import pytest
 import tensorflow as tf
 
 from bert_tf.checkpoints import checkpoint_io
-from bert_tf.cli.convert_checkpoint import convert
 from bert_tf.io_utils import InputError
 from bert_tf.modeling import pretrained
 from bert_tf.modeling.bert_config import BertConfig
+from bert_tf.modeling.conversion import convert
 from tests import conftest
 from tests.helpers.checkpoints import ckpt_prefix
 from tests.helpers.checkpoints import ENCODER_DIR

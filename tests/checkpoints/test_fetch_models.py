@@ -13,9 +13,9 @@ import pytest
 from bert_tf.checkpoints import checkpoint_io
 from bert_tf.checkpoints import fetch
 from bert_tf.checkpoints import model_registry
-from bert_tf.cli.fetch_model import fetch_model
 from bert_tf.io_utils import InputError
 from bert_tf.modeling import pretrained
+from bert_tf.modeling.fetching import fetch_model
 from tests.conftest import REPO
 from tests.helpers.fetch_server import assert_loads
 from tests.helpers.fetch_server import NAME

@@ -12,7 +12,7 @@ from safetensors.numpy import load_file
 
 from bert_tf.checkpoints import hf_export
 from bert_tf.checkpoints import hf_import
-from bert_tf.cli.convert_checkpoint import convert
+from bert_tf.modeling.conversion import convert
 from tests.helpers.hf_models import EXPECTED_NAMES
 from tests.helpers.hf_models import MINILM
 from tests.helpers.hf_models import tiny_hf_model

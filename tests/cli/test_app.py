@@ -1,4 +1,4 @@
-"""The runner (`bert_tf.cli.app`): range checks hold however a script is
+"""The runner (`bert_tf.runtime.app`): range checks hold however a script is
 started, before any work, and which flags count as the project's."""
 
 import os
@@ -8,7 +8,7 @@ import sys
 from absl import flags
 import pytest
 
-from bert_tf.cli import app
+from bert_tf.runtime import app
 from tests.conftest import REPO
 
 _ARGS = [

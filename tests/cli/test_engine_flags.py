@@ -6,8 +6,8 @@ from absl import flags
 import pytest
 import tensorflow as tf
 
-from bert_tf.cli import engine_flags
 from bert_tf.io_utils import InputError
+from bert_tf.jobs import engine_flags
 from bert_tf.training import distribution
 
 
@@ -53,7 +53,7 @@ def test_default_strategy_and_errors(monkeypatch):
 
 
 def test_check_do_flags_wants_do_train_with_train_records():
-  from bert_tf.cli import script_runner  # pylint: disable=g-import-not-at-top
+  from bert_tf.jobs import wiring  # pylint: disable=g-import-not-at-top
 
   values = flags.FlagValues()
   flags.DEFINE_bool("do_train", False, "", flag_values=values)
@@ -61,14 +61,14 @@ def test_check_do_flags_wants_do_train_with_train_records():
   flags.DEFINE_string("train_records", None, "", flag_values=values)
   values(["prog", "--do_eval", "--train_records=out/train.tf_record-*"])
   with pytest.raises(InputError, match="^--train_records needs --do_train$"):
-    script_runner.check_do_flags(values, "do_train", "do_eval")
+    wiring.check_do_flags(values, "do_train", "do_eval")
   values["do_train"].value = True
-  script_runner.check_do_flags(values, "do_train", "do_eval")
+  wiring.check_do_flags(values, "do_train", "do_eval")
   values = flags.FlagValues()  # a script without --train_records
   flags.DEFINE_bool("do_train", False, "", flag_values=values)
   flags.DEFINE_bool("do_eval", True, "", flag_values=values)
   values(["prog"])
-  script_runner.check_do_flags(values, "do_train", "do_eval")
+  wiring.check_do_flags(values, "do_train", "do_eval")
   with pytest.raises(InputError, match="At least one of"):
     values["do_eval"].value = False
-    script_runner.check_do_flags(values, "do_train", "do_eval")
+    wiring.check_do_flags(values, "do_train", "do_eval")

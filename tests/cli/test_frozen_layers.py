@@ -1,4 +1,4 @@
-"""--num_frozen_layers (script_runner.freeze_lowest_layers): the embeddings
+"""--num_frozen_layers (wiring.freeze_lowest_layers): the embeddings
 and the lowest N layers stay bit-identical through training, the rest
 changes; any task with an encoder (here the classifier)."""
 
@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from bert_tf.cli import script_runner
 from bert_tf.io_utils import InputError
+from bert_tf.jobs import wiring
 from bert_tf.modeling.bert_config import BertConfig
 from bert_tf.tasks.classification import ClassificationTask
 from bert_tf.training import optimization
@@ -25,7 +25,7 @@ CONFIG = BertConfig(
 
 def _trainer(tmp_path, num_layers):
   task = ClassificationTask(CONFIG, 2, 8)
-  script_runner.freeze_lowest_layers(task, num_layers)
+  wiring.freeze_lowest_layers(task, num_layers)
   return Trainer(
     task,
     lambda: optimization.create_optimizer(1e-2, 4, 0),

@@ -1,4 +1,4 @@
-"""bert_tf/cli/quiet.py: TensorFlow's start-up lines and Beam's worker INFO
+"""bert_tf/runtime/quiet.py: TensorFlow's start-up lines and Beam's worker INFO
 off, warnings and errors kept."""
 
 import os
@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from bert_tf.cli import quiet
+from bert_tf.runtime import quiet
 from tests.conftest import REPO
 
 # What `import tensorflow` + the first device listing printed on this
@@ -92,7 +92,7 @@ def run_python(code, **env):
 @pytest.mark.process
 def test_importing_tensorflow_prints_nothing_and_warnings_stay():
   code = (
-    "from bert_tf.cli import quiet\n"
+    "from bert_tf.runtime import quiet\n"
     "quiet.quiet_tensorflow(['x'])\n"
     "import warnings\n"
     "import tensorflow as tf\n"
@@ -106,7 +106,7 @@ def test_importing_tensorflow_prints_nothing_and_warnings_stay():
 def test_children_lines_pass_the_filter_live_and_in_order():
   code = (
     "import subprocess\n"
-    "from bert_tf.cli import quiet\n"
+    "from bert_tf.runtime import quiet\n"
     "with quiet.filtered_stderr(quiet.beam_worker_line):\n"
     "  subprocess.run(['sh', '-c', 'echo INFO:w:noise >&2; "
     "echo ERROR: one >&2; echo INFO:w:more >&2'])\n"

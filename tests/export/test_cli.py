@@ -91,7 +91,7 @@ def test_errors(tmp_path):
       ["--task=ner", "--labels=O,PER", CKPT_A, VOCAB, out, SHORT],
       "labels O,PER: need distinct IOB2 tags",
     ),
-    # The command's range check (flag_ranges.RANGES) answers first.
+    # The command's range check (flag_checks.RANGES) answers first.
     (
       [
         "--task=ner",

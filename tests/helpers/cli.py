@@ -55,7 +55,8 @@ _DRIVER = r"""
 import contextlib, importlib, io, json, logging, sys, traceback
 from absl import flags
 from absl import logging as absl_logging
-from bert_tf.cli import app
+from bert_tf.runtime import app
+from bert_tf.runtime import flag_checks
 ENTRY_POINTS, NUMERIC, DEFAULTS = json.loads(sys.argv[1])
 FLAGS = flags.FLAGS
 BUILTIN = set(FLAGS)
@@ -78,20 +79,23 @@ out = []
 for entry, argv in json.loads(sys.argv[2]):
   module = load(entry)
   if argv == NUMERIC:
-    out.append([0, json.dumps(app.numeric_flags(FLAGS))])
+    ranges = {n: flag_checks.declared_range(FLAGS[n])
+              for n in app.numeric_flags(FLAGS)}
+    out.append([0, json.dumps({
+        n: r and [r.low, r.high, r.low_open] for n, r in ranges.items()})])
     continue
   if argv == DEFAULTS:
     out.append([0, json.dumps({n: FLAGS[n].default for n in FLAGS},
                               default=str)])
     continue
   FLAGS.unparse_flags()
-  FLAGS([entry] + argv)
   err = io.StringIO()
   handler = logging.StreamHandler(err)
   absl_logging.get_absl_logger().addHandler(handler)
   code = 0
   with contextlib.redirect_stderr(err):
     try:
+      app.parse_flags([entry] + argv)  # ranges: one line at parsing
       app.guarded(module.main)([])
     except SystemExit as e:
       code = e.code
@@ -141,7 +145,8 @@ def run_mains(entry, argvs, timeout=300):
 
 
 def numeric_flags(entries=tuple(ENTRY_POINTS)):
-  """{entry point: its integer/float flag names}."""
+  """{entry point: {its integer/float flag name: [low, high, low_open] of
+  the range declared where it is defined, or None}}."""
   outcomes = run_cases([(entry, NUMERIC) for entry in entries])
   return {
     entry: json.loads(text) for entry, (_, text) in zip(entries, outcomes)

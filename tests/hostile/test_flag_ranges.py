@@ -1,12 +1,14 @@
 """Class 1 (hangs and nonsense from numeric flags): every integer/float flag
-of every entry point has a range in `bert_tf/cli/flag_ranges.py`, and a value
+of every entry point has a range in `bert_tf/runtime/flag_checks.py`, and a value
 outside it stops with one line before any work."""
 
+import functools
 import math
 
+from absl import flags
 import pytest
 
-from bert_tf.cli import flag_ranges
+from bert_tf.runtime import flag_checks
 from tests.helpers.checkpoints import VOCAB
 from tests.helpers.cli import assert_one_error
 from tests.helpers.cli import ENTRY_POINTS
@@ -27,13 +29,20 @@ def test_every_numeric_flag_of_every_entry_point_has_a_range():
   } <= set(found["run_classifier"])
   assert {"doc_stride", "max_query_length"} <= set(found["data_prep.squad"])
   missing = {
-    entry: sorted(set(names) - set(flag_ranges.RANGES))
+    entry: sorted(name for name, allowed in names.items() if allowed is None)
     for entry, names in found.items()
   }
   assert not any(missing.values()), (
-    "numeric flags without a range in bert_tf/cli/flag_ranges.py: %s"
+    "numeric flags without a range declared where they are defined: %s"
     % {e: m for e, m in missing.items() if m}
   )
+
+
+@functools.cache
+def _declared(entry):
+  """{numeric flag: its declared `Range`} of `entry`'s definitions."""
+  (names,) = numeric_flags([entry]).values()
+  return {n: flag_checks.Range(*r) for n, r in names.items() if r}
 
 
 @pytest.mark.parametrize(
@@ -49,8 +58,8 @@ def test_every_numeric_flag_of_every_entry_point_has_a_range():
     ("seed", 2**32, "must be <= 4294967295"),
   ],
 )
-def test_the_table_rejects(name, value, error):
-  assert flag_ranges.RANGES[name].error(value) == error
+def test_a_declared_range_rejects(name, value, error):
+  assert _declared("run_classifier")[name].error(value) == error
 
 
 @pytest.mark.parametrize(
@@ -62,12 +71,19 @@ def test_the_table_rejects(name, value, error):
     ("learning_rate", 0.0),
     ("seed", None),
     ("text_b_column", 0),
-    ("num_workers", 0),
     ("max_seq_length", 3),
   ],
 )
-def test_the_table_keeps_the_original_meanings(name, value):
-  assert flag_ranges.RANGES[name].error(value) is None
+def test_a_declared_range_keeps_the_original_meanings(name, value):
+  assert _declared("run_classifier")[name].error(value) is None
+
+
+def test_the_range_is_checked_at_parsing():
+  values = flags.FlagValues()
+  flags.DEFINE_integer("doc_stride", 128, "", flag_values=values)
+  flag_checks.positive("doc_stride", flag_values=values)
+  with pytest.raises(flags.IllegalFlagValueError, match="must be >= 1"):
+    values(["prog", "--doc_stride=0"])
 
 
 # (entry point, bad flag): each must fail before main does anything.
@@ -122,7 +138,7 @@ def test_out_of_range_flags_stop_with_one_line_before_any_work(tmp_path):
     line = assert_one_error(
       outcome, "--%s=" % name, "must be", name="%s %s" % (entry, flag)
     )
-    assert line.startswith("ERROR: --%s=" % name), line
+    assert line.startswith("ERROR: flag --%s=" % name), line
   assert not out.exists()
 
 
@@ -137,9 +153,9 @@ def test_the_command_lines_go_through_run_app(tmp_path):
       "--output_dir=%s" % tmp_path,
     ]
   )
-  assert_one_error(outcome, "--save_checkpoints_steps=-3 must be >= 0")
+  assert_one_error(outcome, "--save_checkpoints_steps=-3: must be >= 0")
   outcome = run_command(["-m", "data_prep.squad", "--doc_stride=0"])
-  assert_one_error(outcome, "--doc_stride=0 must be >= 1")
+  assert_one_error(outcome, "--doc_stride=0: must be >= 1")
 
 
 @pytest.mark.parametrize(

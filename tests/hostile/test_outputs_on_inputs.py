@@ -5,8 +5,8 @@ reads -- and the command must refuse in one line before touching anything;
 an output set replaces an earlier set's files (a conversion's vocab.txt, a
 sharded TFRecord set)."""
 
-from bert_tf.cli import flag_ranges
 from bert_tf.records import tfrecord_file
+from bert_tf.runtime import flag_checks
 from tests.helpers.checkpoints import CKPT
 from tests.helpers.checkpoints import ENCODER_DIR as ENCODER
 from tests.helpers.checkpoints import VOCAB
@@ -28,9 +28,9 @@ def _inputs(tmp_path):
   (prefix.parent / "bert_model.ckpt.index").write_bytes(b"index")
   cases = {
     name: (str(a_file), str(a_file), "same file as --%s" % name)
-    for name in flag_ranges.INPUT_FILE_FLAGS
+    for name in flag_checks.INPUT_FILE_FLAGS
   }
-  for name in flag_ranges.INPUT_MODEL_FLAGS:
+  for name in flag_checks.INPUT_MODEL_FLAGS:
     cases[name] = (
       str(model_dir),
       str(model_dir / "saved_model.pb"),
@@ -53,7 +53,7 @@ def test_no_output_on_anything_a_command_reads(tmp_path, defined_flags):
   before = [p.read_bytes() for p in originals]
   cases = []
   for entry, flags in sorted(defined_flags.items()):
-    for output in flag_ranges.OUTPUT_FILE_FLAGS:
+    for output in flag_checks.OUTPUT_FILE_FLAGS:
       if output not in flags:
         continue
       for key, (value, target, says) in inputs.items():

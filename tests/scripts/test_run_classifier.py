@@ -9,8 +9,8 @@ import pytest
 from scipy import stats
 
 from bert_tf.checkpoints import checkpoint_io
-from bert_tf.cli.script_runner import train_steps
 from bert_tf.io_utils import InputError
+from bert_tf.jobs.wiring import train_steps
 from bert_tf.modeling.heads.classifier_head import ClassifierHead
 from bert_tf.tasks import classification as classification_task
 from bert_tf.tasks.classifier_results import eval_results

@@ -9,8 +9,8 @@ import tensorflow as tf
 
 from bert_tf.checkpoints import checkpoint_io
 from bert_tf.checkpoints.engine_checkpoint import export_tf1_checkpoint
-from bert_tf.cli.script_runner import tf1_init_fn
 from bert_tf.io_utils import InputError
+from bert_tf.jobs.wiring import tf1_init_fn
 from bert_tf.modeling.bert_config import BertConfig
 from bert_tf.tasks import pretraining as pretraining_task
 from bert_tf.tasks.classification import ClassifierModel

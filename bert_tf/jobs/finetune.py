@@ -36,21 +36,22 @@ import shutil
 from absl import flags
 from absl import logging
 
-from bert_tf.cli import app
-from bert_tf.cli import bert_flags
-from bert_tf.cli import engine_flags
-from bert_tf.cli import eval_flags
 from bert_tf.io_utils import InputError
 from bert_tf.io_utils import LOCK_FILE
 from bert_tf.io_utils import make_output_dir
 from bert_tf.io_utils import require_file
+from bert_tf.jobs import engine_flags
+from bert_tf.jobs import eval_flags
 from bert_tf.modeling.bert_config import BertConfig
+from bert_tf.runtime import app
+from bert_tf.runtime import bert_flags
+from bert_tf.runtime import flag_checks
 from bert_tf.tokenizers.loading import load_tokenizer
 
 # Loaded when a job runs: --help answers before TensorFlow is imported.
 input_pipeline = app.lazy_import("bert_tf.training.input_pipeline")
 run_config = app.lazy_import("bert_tf.training.run_config")
-script_runner = app.lazy_import("bert_tf.cli.script_runner")
+wiring = app.lazy_import("bert_tf.jobs.wiring")
 
 # A split of a job: the `--do_*` flag that asks for it, its TFRecord file in
 # output_dir and its batch-size flag.
@@ -86,30 +87,37 @@ def define_flags(max_seq_length, records_of, splits=("dev", "test")):
       "Whether to run the model in inference mode on the test set.",
     )
   flags.DEFINE_integer("train_batch_size", 32, "Total batch size for training.")
+  flag_checks.positive("train_batch_size")
   if "dev" in splits:
     flags.DEFINE_integer("eval_batch_size", 8, "Total batch size for eval.")
+    flag_checks.positive("eval_batch_size")
   if "test" in splits:
     flags.DEFINE_integer(
       "predict_batch_size", 8, "Total batch size for predict."
     )
+    flag_checks.positive("predict_batch_size")
   flags.DEFINE_float(
     "learning_rate", 5e-5, "The initial learning rate for Adam."
   )
+  flag_checks.non_negative("learning_rate")
   flags.DEFINE_float(
     "num_train_epochs", 3.0, "Total number of training epochs to perform."
   )
+  flag_checks.non_negative("num_train_epochs")
   flags.DEFINE_float(
     "warmup_proportion",
     0.1,
     "Proportion of training to perform linear learning rate warmup for. "
     "E.g., 0.1 = 10% of training.",
   )
+  flag_checks.in_range("warmup_proportion", 0, 1)
   flags.DEFINE_integer(
     "num_frozen_layers",
     0,
     "If > 0, the embeddings and the lowest N transformer layers are not "
     "trained (no gradient, weights stay as loaded).",
   )
+  flag_checks.non_negative("num_frozen_layers")
   flags.DEFINE_string(
     "unfreeze_schedule",
     None,
@@ -272,8 +280,8 @@ def _check_flags(job):
   for name in job.required:
     if not f[name].value:
       raise InputError("--%s is required" % name)
-  script_runner.check_case(f.do_lower_case, f.init_checkpoint)
-  script_runner.check_do_flags(
+  wiring.check_case(f.do_lower_case, f.init_checkpoint)
+  wiring.check_do_flags(
     f, "do_train", *(job.splits[s].do_flag for s in job.splits if s != "train")
   )
   eval_flags.check_eval_flags(f, training=f.do_train)
@@ -287,7 +295,7 @@ def _check_flags(job):
       "--num_frozen_layers=%d: must be between 0 and the "
       "model's %d layers" % (f.num_frozen_layers, config.num_hidden_layers)
     )
-  script_runner.unfreeze_schedule(f, config)  # checked before any output
+  wiring.unfreeze_schedule(f, config)  # checked before any output
   job.check_flags(config)
   return config
 
@@ -382,18 +390,18 @@ def run(job):
   if f.do_train:
     num_train, train_files = _train_size(job)
     steps_per_epoch = num_train / f.train_batch_size
-    num_steps, num_warmup = script_runner.train_steps(
+    num_steps, num_warmup = wiring.train_steps(
       num_train, f.train_batch_size, f.num_train_epochs, f.warmup_proportion
     )
   # Before any output, so that a bad --best_metric leaves nothing behind.
-  hook = script_runner.eval_hook(
+  hook = wiring.eval_hook(
     f, job.eval_results, f.bert_config_file, steps_per_epoch, job.metric_names()
   )
   settings = _settings(job, config)
   make_output_dir(f.output_dir)
   _record_settings(job, settings)
   job.prepare_output_dir()
-  trainer = script_runner.build_trainer(f, job.task, num_steps, num_warmup)
+  trainer = wiring.build_trainer(f, job.task, num_steps, num_warmup)
   if f.do_train:
     files = train_files or [job.records("train")]
     # The original's log lines.
@@ -403,5 +411,5 @@ def run(job):
     logging.info("  Num steps = %d", num_steps)
     trainer.train(job.train_dataset_fn(files), num_steps, eval_hook=hook)
   if any(f[job.splits[s].do_flag].value for s in job.splits if s != "train"):
-    script_runner.restore_predict_checkpoint(f, trainer)
+    wiring.restore_predict_checkpoint(f, trainer)
     job.write_outputs(trainer)

@@ -2,7 +2,7 @@
 the evaluation hook.
 
 The wiring the original scripts did with `RunConfig` + `TPUEstimator`,
-shared by the fine-tuning skeleton (`bert_tf.cli.finetune`) and
+shared by the fine-tuning skeleton (`bert_tf.jobs.finetune`) and
 run_pretraining.py. The flags themselves are defined TensorFlow-free
 (`finetune.define_flags`, `engine_flags`, `eval_flags`).
 
@@ -25,9 +25,9 @@ from absl import logging
 import tensorflow as tf
 
 from bert_tf.checkpoints import checkpoint_io
-from bert_tf.cli import engine_flags
-from bert_tf.cli import eval_flags
 from bert_tf.io_utils import InputError
+from bert_tf.jobs import engine_flags
+from bert_tf.jobs import eval_flags
 from bert_tf.tokenizers import tokenization
 from bert_tf.training import distribution
 from bert_tf.training import eval_hook as eval_hook_lib

@@ -1,14 +1,22 @@
-"""The allowed range of every numeric flag, and the output checks.
+"""Checks of flag values: each numeric flag's range, declared where the flag
+is defined, and the output checks the runner applies before `main`.
 
 A negative --save_checkpoints_steps looped forever and a NaN --learning_rate
-trained a NaN model: `RANGES` gives every integer/float flag of every entry
-point its range (`tests/hostile/test_flag_ranges.py` fails for one without
-an entry). `check_outputs_are_not_inputs` refuses an output file that is one
-of the program's input files (`--output_file` == `--input_file` destroyed
-the input); `check_output_locations` refuses an output location that cannot
-be written (found before hours of work, not after). The runner
-(`bert_tf.cli.app.run_app`) applies them all before `main`. TensorFlow-free
-(data_prep uses it).
+trained a NaN model: every integer/float flag of every entry point declares
+its range right after its definition (`positive("batch_size")`), as an absl
+validator, so a value outside it ends at parsing in one line
+(`ERROR: flag --batch_size=0: must be >= 1`); `tests/hostile/
+test_flag_ranges.py` fails for a numeric flag without one.
+`check_outputs_are_not_inputs` refuses an output file that is one of the
+program's input files (`--output_file` == `--input_file` destroyed the
+input); `check_output_locations` refuses an output location that cannot be
+written (found before hours of work, not after). TensorFlow-free.
+
+Example:
+    flags.DEFINE_integer("doc_stride", 128, "...")
+    flag_checks.positive("doc_stride")
+    flags.DEFINE_float("warmup_proportion", 0.1, "...")
+    flag_checks.in_range("warmup_proportion", 0, 1)
 """
 
 import glob
@@ -16,10 +24,12 @@ import math
 import os
 import tempfile
 
+from absl import flags
+
 from bert_tf.io_utils import InputError
 
 
-class _Range:
+class Range:
   """`low <= value <= high` (either bound may be open or absent)."""
 
   def __init__(self, low=None, high=None, low_open=False):
@@ -41,71 +51,54 @@ class _Range:
     return None
 
 
-_POSITIVE = _Range(0, low_open=True)
-_NON_NEGATIVE = _Range(0)
-_PROBABILITY = _Range(0, 1)
-_FINITE = _Range()
+def declare(name, allowed, flag_values=flags.FLAGS):
+  """Checks flag `name` against the `Range` `allowed` whenever it is parsed
+  or set. The validator carries the range (`flag_range`), so tests can find
+  a numeric flag without one."""
 
-# Flag name -> allowed range, for every entry point (a name means the same
-# thing wherever it is defined).
-RANGES = {
-  # Batches and lengths.
-  "train_batch_size": _POSITIVE,
-  "eval_batch_size": _POSITIVE,
-  "predict_batch_size": _POSITIVE,
-  "batch_size": _POSITIVE,
-  "max_seq_length": _Range(3),  # [CLS] x [SEP]
-  "line": _NON_NEGATIVE,  # plot_attention: a linex_index
-  "max_query_length": _POSITIVE,
-  "doc_stride": _POSITIVE,
-  "max_answer_length": _POSITIVE,
-  "n_best_size": _POSITIVE,
-  "null_score_diff_threshold": _FINITE,
-  "max_predictions_per_seq": _POSITIVE,
-  "windows_per_call": _POSITIVE,
-  "top_k": _POSITIVE,
-  "pad_to_multiple_of": _NON_NEGATIVE,
-  # Optimisation.
-  "learning_rate": _NON_NEGATIVE,
-  "feature_learning_rate": _NON_NEGATIVE,
-  "num_train_epochs": _NON_NEGATIVE,
-  "warmup_proportion": _PROBABILITY,
-  "num_train_steps": _NON_NEGATIVE,
-  "num_warmup_steps": _NON_NEGATIVE,
-  "max_eval_steps": _POSITIVE,
-  "gradient_accumulation_steps": _POSITIVE,
-  "num_frozen_layers": _NON_NEGATIVE,
-  "lstm_units": _POSITIVE,
-  # Loop, checkpoints and evaluation during training.
-  "save_checkpoints_steps": _NON_NEGATIVE,  # 0: only at the end
-  "iterations_per_loop": _POSITIVE,
-  "keep_checkpoint_max": _NON_NEGATIVE,  # 0 keeps all, as the original
-  "eval_every_steps": _POSITIVE,
-  "eval_every_epochs": _Range(0, low_open=True),
-  "early_stopping_patience": _POSITIVE,
-  # Devices, seeds, processes.
-  "num_tpu_cores": _POSITIVE,
-  "num_gpus": _NON_NEGATIVE,
-  "seed": _Range(0, 2**32 - 1),
-  "random_seed": _Range(0, 2**32 - 1),
-  "num_workers": _NON_NEGATIVE,
-  "num_output_shards": _POSITIVE,
-  "shard_size_mb": _POSITIVE,
-  "retries": _NON_NEGATIVE,
-  "timeout": _Range(0, low_open=True),  # seconds
-  "deadline": _Range(0, low_open=True),
-  # Data generation.
-  "dupe_factor": _POSITIVE,
-  "masked_lm_prob": _PROBABILITY,
-  "short_seq_prob": _PROBABILITY,
-  # Vocabulary learning (data_prep.learn_vocab).
-  "vocab_size": _POSITIVE,
-  "num_unused_tokens": _Range(99),  # [UNK]..[MASK] keep ids 100..103
-  # TSV columns (0-based).
-  "text_a_column": _NON_NEGATIVE,
-  "text_b_column": _NON_NEGATIVE,
-  "label_column": _NON_NEGATIVE,
-}
+  def check(value):
+    error = allowed.error(value)
+    if error:
+      raise flags.ValidationError(error)
+    return True
+
+  check.flag_range = allowed
+  flags.register_validator(name, check, flag_values=flag_values)
+
+
+def declared_range(flag):
+  """The `Range` declared for absl `flag`, or None."""
+  for validator in flag.validators:
+    checker = getattr(validator, "checker", None)
+    if hasattr(checker, "flag_range"):
+      return checker.flag_range
+  return None
+
+
+def positive(*names, flag_values=flags.FLAGS):
+  """Each flag > 0 (>= 1 for integers)."""
+  for name in names:
+    declare(name, Range(0, low_open=True), flag_values)
+
+
+def non_negative(*names, flag_values=flags.FLAGS):
+  for name in names:
+    declare(name, Range(0), flag_values)
+
+
+def in_range(name, low, high, flag_values=flags.FLAGS):
+  """`low <= value <= high` (e.g. a probability: 0, 1)."""
+  declare(name, Range(low, high), flag_values)
+
+
+def at_least(name, low, flag_values=flags.FLAGS):
+  declare(name, Range(low), flag_values)
+
+
+def finite(*names, flag_values=flags.FLAGS):
+  """Any finite number."""
+  for name in names:
+    declare(name, Range(), flag_values)
 
 
 # Flags naming files a program writes, and files it reads (comma-separated

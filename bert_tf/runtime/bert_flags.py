@@ -12,6 +12,8 @@ Example:
 
 from absl import flags
 
+from bert_tf.runtime import flag_checks
+
 
 def define_model_flags():
   """--bert_config_file and --init_checkpoint."""
@@ -71,3 +73,4 @@ def define_max_seq_length(default):
     "tokenization. Sequences longer than this will be truncated, and "
     "sequences shorter than this will be padded.",
   )
+  flag_checks.at_least("max_seq_length", 3)

@@ -1,13 +1,13 @@
 """The program runner every entry point starts through.
 
 `run_app(main)` is `absl.app.run` with what every command of ours needs:
-- flags that do not parse end in one `ERROR:` line (absl prints several);
+- flags that do not parse, or are outside the range declared where they are
+  defined (`flag_checks`), end in one `ERROR:` line (absl prints several);
 - `--help` / `--helpshort` list the command's own flags and the shared ones
   it uses, however it was started (`python run_x.py`, `python ./run_x.py`,
   `python /abs/run_x.py`, `python -m ...`, a `bert-*` console script: absl
   lists only the key flags of the module named by argv[0]);
-- before `main`: the range of every numeric flag the project defines
-  (`flag_ranges.RANGES`), outputs that would overwrite an input, and output
+- before `main`: outputs that would overwrite an input, and output
   locations that cannot be written;
 - any expected failure in `main` becomes one `ERROR:` line and exit status 1
   (`io_utils.run_cli`).
@@ -27,10 +27,9 @@ import sys
 from absl import app
 from absl import flags
 
-from bert_tf.cli import flag_ranges
-from bert_tf.cli import quiet
-from bert_tf.io_utils import InputError
 from bert_tf.io_utils import run_cli
+from bert_tf.runtime import flag_checks
+from bert_tf.runtime import quiet
 
 # The folder holding bert_tf/, data_prep/ and the root scripts (the
 # repository, or site-packages when installed).
@@ -107,17 +106,6 @@ def numeric_flags(flag_values):
   ]
 
 
-def check_flag_ranges(flag_values):
-  """InputError for the first numeric flag outside its range. Keyed on the
-  flag, not on how the program was started."""
-  for name in numeric_flags(flag_values):
-    if name in flag_ranges.RANGES:
-      value = flag_values[name].value
-      error = flag_ranges.RANGES[name].error(value)
-      if error:
-        raise InputError("--%s=%s %s" % (name, value, error))
-
-
 def _help_as_the_command(flag_values, main):
   """Makes every project flag a key flag of the main module (what
   `--helpshort` lists) and, for a console script, the command module's
@@ -134,9 +122,8 @@ def guarded(main):
   """`main` after the flag checks, inside `run_cli`'s one-line errors."""
 
   def checked(argv):
-    check_flag_ranges(flags.FLAGS)
-    flag_ranges.check_outputs_are_not_inputs(flags.FLAGS)
-    flag_ranges.check_output_locations(flags.FLAGS)
+    flag_checks.check_outputs_are_not_inputs(flags.FLAGS)
+    flag_checks.check_output_locations(flags.FLAGS)
     return main(argv)
 
   return run_cli(checked)

@@ -3,7 +3,7 @@
 `finetune.define_flags` defines them for every fine-tuning script
 (run_pretraining.py: `define_eval_flags(epochs=False,
 predict_checkpoint=False)`); `check_eval_flags` checks them before any work,
-and `script_runner.eval_hook` / `restore_predict_checkpoint` act on them.
+and `wiring.eval_hook` / `restore_predict_checkpoint` act on them.
 TensorFlow-free, so `--help` answers at once.
 
 Outputs (see bert_tf/training/eval_hook.py): output_dir/eval_history.jsonl,
@@ -15,6 +15,7 @@ head: a valid --init_checkpoint), output_dir/early_stopping.json.
 from absl import flags
 
 from bert_tf.io_utils import InputError
+from bert_tf.runtime import flag_checks
 from bert_tf.training.choices import BEST_MODES
 
 
@@ -27,12 +28,14 @@ def define_eval_flags(epochs=True, predict_checkpoint=True):
     "last step: metrics go to output_dir/eval_history.jsonl and to "
     "TensorBoard (output_dir/eval/).",
   )
+  flag_checks.positive("eval_every_steps")
   if epochs:
     flags.DEFINE_float(
       "eval_every_epochs",
       None,
       "Like --eval_every_steps, every this many epochs (e.g. 0.5).",
     )
+    flag_checks.positive("eval_every_epochs")
   flags.DEFINE_string(
     "best_metric",
     None,
@@ -52,6 +55,7 @@ def define_eval_flags(epochs=True, predict_checkpoint=True):
     "End training after this many evaluations without a better "
     "--best_metric. The run then counts as finished.",
   )
+  flag_checks.positive("early_stopping_patience")
   if predict_checkpoint:
     flags.DEFINE_enum(
       "predict_checkpoint",

@@ -5,7 +5,7 @@ drive the engine (strategy, precision, XLA, determinism, checkpoints).
 `define_engine_flags()` defines them (once, from a script).
 
 Example:
-    from bert_tf.cli import engine_flags
+    from bert_tf.jobs import engine_flags
     engine_flags.define_engine_flags()  # at module level of a script
     FLAGS = flags.FLAGS
     configure_runtime(**engine_flags.runtime_kwargs(FLAGS))
@@ -16,6 +16,7 @@ Example:
 
 from absl import flags
 
+from bert_tf.runtime import flag_checks
 from bert_tf.training.choices import DTYPES
 from bert_tf.training.choices import OPTIMIZER_TYPES
 
@@ -51,14 +52,17 @@ def define_engine_flags():
     8,
     "Only used if `use_tpu` is True. Total number of TPU cores to use.",
   )
+  flag_checks.positive("num_tpu_cores")
   flags.DEFINE_integer(
     "save_checkpoints_steps", 1000, "How often to save the model checkpoint."
   )
+  flag_checks.non_negative("save_checkpoints_steps")
   flags.DEFINE_integer(
     "iterations_per_loop",
     1000,
     "How many steps to make in each estimator call.",
   )
+  flag_checks.positive("iterations_per_loop")
 
   # New flags.
   flags.DEFINE_integer(
@@ -67,6 +71,7 @@ def define_engine_flags():
     "GPUs to train on with MirroredStrategy; default: all visible GPUs. "
     "Ignored with --use_tpu or a multi-worker TF_CONFIG.",
   )
+  flag_checks.non_negative("num_gpus")
   define_dtype_flag()
   flags.DEFINE_bool(
     "use_xla",
@@ -79,7 +84,9 @@ def define_engine_flags():
     "Split each per-replica batch into this many micro-batches and apply one "
     "update with their averaged gradients (batch sizes stay per update).",
   )
+  flag_checks.positive("gradient_accumulation_steps")
   flags.DEFINE_integer("seed", None, "Random seed (Python, NumPy, TF, Keras).")
+  flag_checks.in_range("seed", 0, 2**32 - 1)
   flags.DEFINE_bool(
     "deterministic",
     False,
@@ -98,6 +105,7 @@ def define_engine_flags():
     5,
     "How many recent checkpoints to keep in output_dir (0: all).",
   )
+  flag_checks.non_negative("keep_checkpoint_max")
   flags.DEFINE_bool(
     "progress",
     True,
