@@ -121,7 +121,9 @@ _LIBRARY_TENSORFLOW_FREE = (
 
 # data_prep modules that need TensorFlow, and why.
 _TENSORFLOW_EXCEPTIONS = {
-  "data_prep.learn_vocab.wordpiece": "tensorflow-text's WordPiece learner loads TensorFlow on import",
+  "data_prep.learn_vocab.wordpiece": (
+    "tensorflow-text's WordPiece learner loads TensorFlow on import"
+  ),
 }
 
 # Imports each module with TensorFlow (and Keras) blocked; prints those
@@ -307,13 +309,17 @@ def test_the_rules_catch_wrong_imports_and_unknown_modules(tmp_path):
   _plant(
     tmp_path,
     {
-      "bert_tf/checkpoints/bad.py": "from bert_tf.modeling.bert_encoder import BertEncoder\n",
+      "bert_tf/checkpoints/bad.py": (
+        "from bert_tf.modeling.bert_encoder import BertEncoder\n"
+      ),
       "bert_tf/export/bad.py": "from bert_tf.runtime import flag_checks\n",
       "bert_tf/newthing.py": "x = 1\n",
       "bert_tf/jobs/bad.py": "from data_prep.squad.features import f\n"
       "from data_prep.beam import squad\n"
       "from data_prep.ner.__main__ import main\n",
-      "data_prep/x.py": "def f():\n  import tensorflow\n  from bert_tf.tasks import squad\n",
+      "data_prep/x.py": (
+        "def f():\n  import tensorflow\n  from bert_tf.tasks import squad\n"
+      ),
     },
   )
   assert sorted(_violations(tmp_path)) == [
@@ -331,7 +337,9 @@ def test_the_rules_catch_a_cycle(tmp_path):
     tmp_path,
     {
       # A command and its Beam driver importing each other, lazily.
-      "data_prep/ner/__main__.py": "def main():\n  from data_prep.beam.ner import write\n",
+      "data_prep/ner/__main__.py": (
+        "def main():\n  from data_prep.beam.ner import write\n"
+      ),
       "data_prep/beam/ner.py": "from data_prep.ner.features import f\n"
       "def write():\n  from data_prep.ner.__main__ import main\n",
       "data_prep/ner/features.py": "def f():\n  pass\n",

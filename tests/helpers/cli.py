@@ -15,32 +15,31 @@ import json
 import os
 import subprocess
 import sys
+import tomllib
 
 from tests.conftest import REPO
 
-# Entry point -> the module holding its `main` (and `define_flags`, if its
-# flags are not defined at import).
-ENTRY_POINTS = {
-  "run_classifier": "run_classifier",
-  "run_squad": "run_squad",
-  "run_pretraining": "run_pretraining",
-  "run_ner": "run_ner",
-  "run_multiple_choice": "run_multiple_choice",
-  "extract_features": "extract_features",
-  "data_prep.squad": "data_prep.squad.__main__",
-  "data_prep.squad_predictions": "data_prep.squad.predictions",
-  "data_prep.classifier": "data_prep.classifier.__main__",
-  "data_prep.ner": "data_prep.ner.__main__",
-  "data_prep.multiple_choice": "data_prep.multiple_choice.__main__",
-  "data_prep.create_pretraining_data": "data_prep.pretraining.create_pretraining_data",
-  "bert_tf.convert_checkpoint": "bert_tf.cli.convert_checkpoint",
-  "bert_tf.export_checkpoint": "bert_tf.cli.export_checkpoint",
-  "bert_tf.export_saved_model": "bert_tf.cli.export_saved_model",
-  "bert_tf.predict": "bert_tf.cli.predict",
-  "bert_tf.fetch_model": "bert_tf.cli.fetch_model",
-  "bert_tf.plot_run": "bert_tf.cli.plot_run",
-  "bert_tf.plot_attention": "bert_tf.cli.plot_attention",
-}
+
+def _entry_points(repo=REPO):
+  """{entry point: the module holding its `main`}, one per console script
+  of pyproject.toml. An entry point is named as it is typed after
+  `python -m` (or the root script's module): the command module's name
+  without `.__main__`, or the name of the one-line shim that forwards to it
+  (`bert_tf.predict` -> `bert_tf.cli.predict`)."""
+  with open(repo / "pyproject.toml", "rb") as f:
+    scripts = tomllib.load(f)["project"]["scripts"]
+  shims = {}
+  for path in list((repo / "bert_tf").glob("*.py")) + list(
+    (repo / "data_prep").glob("*.py")
+  ):
+    for line in path.read_text().splitlines():
+      if line.startswith("from ") and line.endswith(" import run"):
+        shims[line.split()[1]] = "%s.%s" % (path.parent.name, path.stem)
+  modules = sorted({target.split(":")[0] for target in scripts.values()})
+  return {shims.get(m, m.removesuffix(".__main__")): m for m in modules}
+
+
+ENTRY_POINTS = _entry_points()
 
 # Queries a case may make instead of an argv: the entry point's numeric flag
 # names, or {flag name: default}.
