@@ -1,8 +1,9 @@
 """Extract fixed contextual embeddings from a pre-trained BERT (the original
 `extract_features.py`: same flags, same JSON-lines output).
 
-    python extract_features.py --input_file=input.txt --output_file=out.jsonl \\
-      --vocab_file=$BERT_DIR/vocab.txt --bert_config_file=$BERT_DIR/bert_config.json \\
+    python extract_features.py --input_file=input.txt \\
+      --output_file=out.jsonl --vocab_file=$BERT_DIR/vocab.txt \\
+      --bert_config_file=$BERT_DIR/bert_config.json \\
       --init_checkpoint=$BERT_DIR/bert_model.ckpt --layers=-1,-2,-3,-4
 
 Input: one sentence per line, or "A ||| B" for a pair. Output: one JSON

@@ -8,11 +8,11 @@ On the shared 3 MB corpus, in one run (same machine load):
       `--num_output_shards=4` count shards),
   (c) SentencePiece (unigram, one process),
 each a fresh process tree (peak memory: the largest resident set of any of
-its processes; wall and CPU seconds include Python and library start-up). (a) and (b)
-must write the same file. Then, on the contexts of SQuAD dev-v1.1, split into
-words by the original BasicTokenizer: the share of words that become [UNK]
-and the WordPiece pieces per word, for (a) and for Google's vocabulary (and
-SentencePiece pieces per whitespace word for (c)).
+its processes; wall and CPU seconds include Python and library start-up).
+(a) and (b) must write the same file. Then, on the contexts of SQuAD
+dev-v1.1, split into words by the original BasicTokenizer: the share of
+words that become [UNK] and the WordPiece pieces per word, for (a) and for
+Google's vocabulary (and SentencePiece pieces per whitespace word for (c)).
 
     python -m benchmarks.learn_vocab --vocab_size=8000 --output_dir=/tmp/lv
 """

@@ -1,4 +1,4 @@
-"""python -m data_prep.squad_predictions: re-score raw_results.jsonl without the model.
+"""python -m data_prep.squad_predictions: re-score raw_results.jsonl, no model.
 
 The original-named entry point; the code lives in `data_prep.squad.predictions`.
 """

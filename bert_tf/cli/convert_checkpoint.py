@@ -1,12 +1,14 @@
 """Convert BERT checkpoints: original TF1 or HuggingFace in, either out.
 
-    python -m bert_tf.convert_checkpoint --input=uncased_L-12_H-768_A-12/bert_model.ckpt \\
+    python -m bert_tf.convert_checkpoint \\
+        --input=uncased_L-12_H-768_A-12/bert_model.ckpt \\
         --input_format=tf1 --output_dir=out
     python -m bert_tf.convert_checkpoint --input=all-MiniLM-L6-v2 \\
         --input_format=hf --output_dir=out
     python -m bert_tf.convert_checkpoint --input=out/bert_model.ckpt \\
         --output_format=hf --output_dir=out_hf
-    python -m bert_tf.convert_checkpoint --input=bert_en_uncased_L-12_H-768_A-12 \\
+    python -m bert_tf.convert_checkpoint \\
+        --input=bert_en_uncased_L-12_H-768_A-12 \\
         --input_format=tfhub --output_dir=out
 
 With `--output_format=tf1` (default), `output_dir` receives

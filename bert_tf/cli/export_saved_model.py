@@ -17,10 +17,10 @@ or with `--use_latest` its latest engine checkpoint), a `ckpt-N` prefix, or
 an original-format `bert_model.ckpt` prefix; every weight of the task model
 must be in it. A run folder's `run_config.json` supplies --task, the
 tokenizer, --max_seq_length, the labels and head settings; a flag that
-contradicts it is refused (`bert_tf/cli/export_from_run.py`). `--bert_config_file` and
-`--vocab_file` default to the files next to the checkpoint. The serving
-signature (`serving_default`) takes string tensors ([batch]; multiple
-choice `endings` [batch, choices]) and tokenizes
+contradicts it is refused (`bert_tf/cli/export_from_run.py`).
+`--bert_config_file` and `--vocab_file` default to the files next to the
+checkpoint. The serving signature (`serving_default`) takes string tensors
+([batch]; multiple choice `endings` [batch, choices]) and tokenizes
 in-graph (`bert_tf.tokenizers.tf_text_tokenizer`), so clients send raw text.
 The tasks and their options come from the `bert_tf.export` registry; the
 model's settings are in `<export_dir>/assets.extra/export_config.json`.

@@ -12,10 +12,11 @@ signature by name (`text_a` [, `text_b`]; `question`, `context`; `text`;
 shape [batch, n] (multiple choice `endings`) is a list of strings, in TSV a
 JSON list; the records of a batch need lists of one length. The output has
 one JSON object a line, in input order: the record's other fields (e.g. an
-`id`; with --keep_inputs the inputs too) followed by the model's outputs, padded outputs cut to the row's
-length (NER `tags` to `num_words`, `entity_*` to `num_entities`, as the
-export's assets.extra/export_config.json says). Only TensorFlow and
-tensorflow_text are needed, as in serving.
+`id`; with --keep_inputs the inputs too) followed by the model's outputs,
+padded outputs cut to the row's length (NER `tags` to `num_words`,
+`entity_*` to `num_entities`, as the export's
+assets.extra/export_config.json says). Only TensorFlow and tensorflow_text
+are needed, as in serving.
 """
 
 import itertools

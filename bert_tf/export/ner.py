@@ -26,7 +26,8 @@ context, as run_ner.py --document_context does within a document.
 
 Example:
     python -m bert_tf.export_saved_model --task=ner \
-      --checkpoint=/tmp/ner_output --labels_file=/tmp/ner_output/label_list.txt \
+      --checkpoint=/tmp/ner_output \
+      --labels_file=/tmp/ner_output/label_list.txt \
       --bert_config_file=bert_config.json --vocab_file=vocab.txt \
       --do_lower_case=False --max_seq_length=128 --export_dir=/tmp/ner_sm
 """

@@ -1,11 +1,12 @@
 """In-graph NER windows and entity spans, as run_ner.py makes and reads them.
 
 `sentence_windows` restates `data_prep.ner.features` for one sentence (in
-a stream of context words: its document, or itself) with TF ops: core windows of at most `capacity` word pieces at word boundaries,
-each starting about half a window after the previous one; each grown by
-whole words alternately left and right while they fit; each word predicted
-in the window where it has the most context (min of the pieces left and
-right of it, + 0.01 * the window's pieces, the earlier window on a tie).
+a stream of context words: its document, or itself) with TF ops: core
+windows of at most `capacity` word pieces at word boundaries, each starting
+about half a window after the previous one; each grown by whole words
+alternately left and right while they fit; each word predicted in the
+window where it has the most context (min of the pieces left and right of
+it, + 0.01 * the window's pieces, the earlier window on a tie).
 `entities` chunks IOB2 tags as seqeval's default mode / conlleval does (an
 `I-X` after `O` or another type starts an entity).
 

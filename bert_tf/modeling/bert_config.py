@@ -5,7 +5,8 @@ know (e.g. the `pooler_*` and `directionality` entries of the multilingual
 configs) are kept as attributes and written back by `to_json_string`.
 
 Example:
-    config = BertConfig.from_json_file("uncased_L-12_H-768_A-12/bert_config.json")
+    config = BertConfig.from_json_file(
+        "uncased_L-12_H-768_A-12/bert_config.json")
     config.check_max_seq_length(384)
     print(config.hidden_size, config.num_hidden_layers)
 
@@ -106,7 +107,7 @@ class BertConfig:
 
   @classmethod
   def from_json_file(cls, json_file):
-    """Reads a `bert_config.json`; a missing or malformed file is an InputError."""
+    """Reads a `bert_config.json`; missing or malformed: an InputError."""
     try:
       with open(json_file, "rb") as reader:
         data = json.loads(reader.read().decode("utf-8"))

@@ -1,4 +1,5 @@
-"""`BertEmbeddings`: word + token-type + position embeddings, LayerNorm, dropout.
+"""`BertEmbeddings`: word + token-type + position embeddings, LayerNorm and
+dropout.
 
 Example:
     embeddings = BertEmbeddings(config)

@@ -3,9 +3,9 @@
 A `Schema` is a list of `Field`s: a name, INT64 or FLOAT32, and a length
 (None for a scalar, parsed with shape []; a tuple for a matrix, written
 flat in row-major order, e.g. (choices, seq_length)). `encode` turns one
-record's values into `tf.train.Example` bytes without TensorFlow (`example_bytes`);
-`parse_spec` is the matching `tf.io.parse_single_example` spec, the only
-place TensorFlow is imported. The original tasks' schemas are in
+record's values into `tf.train.Example` bytes without TensorFlow
+(`example_bytes`); `parse_spec` is the matching `tf.io.parse_single_example`
+spec, the only place TensorFlow is imported. The original tasks' schemas are in
 `bert_tf.records.task_schemas`.
 
 A value is an int/float (scalar fields), a sequence of them, or `bytes`

@@ -4,8 +4,8 @@
 max_seq_length - 3 word pieces by popping the last piece of the longer side
 (b on a tie), singles keep the first max_seq_length - 2; the layout is
 `[CLS] a [SEP] b [SEP]` with segment ids 0 up to the first [SEP] and 1 after
-(data_prep/common/sequence_pairs.py); everything is zero-padded. Padding examples
-become all zeros, label 0 and is_real_example 0. Regression labels are
+(data_prep/common/sequence_pairs.py); everything is zero-padded. Padding
+examples become all zeros, label 0 and is_real_example 0. Regression labels are
 written as floats; multi-label examples (a tuple of labels) as a 0/1 int64
 vector over the label list. Records follow `task_schemas.classifier_schema`
 and are written without TensorFlow.

@@ -5,8 +5,8 @@
 threshold whose vocabulary fits `vocab_size` (within 5% below it, or
 smaller when even its lowest threshold, 10 occurrences, gives fewer) and
 lists the reserved tokens first, then every character of the corpus (alone
-and as "##" suffix), then the learned pieces by count. The learner itself is plain
-Python, but importing it loads the tensorflow_text package and with it
+and as "##" suffix), then the learned pieces by count. The learner itself is
+plain Python, but importing it loads the tensorflow_text package and with it
 TensorFlow: this module is the vocabulary learner's one TensorFlow import
 (tests/test_layering.py lists it as an exception).
 

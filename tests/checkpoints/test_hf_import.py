@@ -1,5 +1,6 @@
 """HuggingFace import: name mapping on a tiny random file (CI) and MiniLM vs
-the outputs HF `transformers` computed (fixture made once, outside the suite)."""
+the outputs HF `transformers` computed (a fixture made once, outside the
+suite)."""
 
 import json
 import os

@@ -1,3 +1,5 @@
+# STARTUP holds TensorFlow's log lines verbatim, some over 80 columns.
+# ruff: noqa: E501
 """bert_tf/runtime/quiet.py: TensorFlow's start-up lines and Beam's worker INFO
 off, warnings and errors kept."""
 

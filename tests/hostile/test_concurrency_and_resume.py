@@ -136,8 +136,9 @@ def test_resume_from_a_damaged_checkpoint(tmp_path, flipped_data):
   result = run(["run_classifier.py", "--output_dir=%s" % clean] + args)
   assert result.returncode == 0, result.stderr[-3000:]
   shutil.copytree(clean, damaged)  # --deterministic: as a second run
-  # 32 examples * 2 epochs / batch 8 = 8 steps: ckpt-4 and ckpt-8. Damage the latest and
-  # drop the results: the rerun must train steps 5-8 again from ckpt-4.
+  # 32 examples * 2 epochs / batch 8 = 8 steps: ckpt-4 and ckpt-8. Damage the
+  # latest and drop the results: the rerun must train steps 5-8 again from
+  # ckpt-4.
   _damage(damaged / "ckpt-8.data-00000-of-00001")
   os.remove(damaged / "eval_results.txt")
   result = run(["run_classifier.py", "--output_dir=%s" % damaged] + args)

@@ -1,6 +1,6 @@
 """Class 1 (hangs and nonsense from numeric flags): every integer/float flag
-of every entry point has a range in `bert_tf/runtime/flag_checks.py`, and a value
-outside it stops with one line before any work."""
+of every entry point has a range in `bert_tf/runtime/flag_checks.py`, and a
+value outside it stops with one line before any work."""
 
 import functools
 import math

@@ -1,9 +1,10 @@
 """Class 8 (permissions): every output kind -- a run folder, data_prep
 records, features, conversions in both formats, a SavedModel, predictions
-(fetched models: tests/checkpoints/test_fetch_models.py) -- has the modes the umask gives (exported folders
-were 0700 and converted model.safetensors 0600: a serving process of another
-user could not read them). Run under umask 027, so a default 0600/0700 and a
-world-readable 0644/0755 are both caught."""
+(fetched models: tests/checkpoints/test_fetch_models.py) -- has the modes
+the umask gives (exported folders were 0700 and converted model.safetensors
+0600: a serving process of another user could not read them). Run under
+umask 027, so a default 0600/0700 and a world-readable 0644/0755 are both
+caught."""
 
 import os
 

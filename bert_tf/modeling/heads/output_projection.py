@@ -1,4 +1,5 @@
-"""`OutputProjection`: logits = x . W^T + b with the original `[out, in]` layout.
+"""`OutputProjection`: logits = x . W^T + b, W in the original `[out, in]`
+layout.
 
 The original heads store `output_weights` as `[num_outputs, H]` (the transpose
 of a Keras Dense kernel), so this layer keeps that layout and the TF1 names.
