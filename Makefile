@@ -1,19 +1,25 @@
-# `make demo` runs the main job end to end on shipped data; `make test` runs the
-# lint gate, then the suite (CI); `make test-fast` the unit loop (no subprocess
-# or training runs); `make test-all` adds the slow tests.
-# Each target creates .venv and installs requirements.txt and
-# requirements-beam.txt (the Beam extra: the tests run the Beam jobs) on first
-# use.
+# `make demo` runs the main job end to end on shipped data; `make lint` checks
+# the formatting (`ruff format --check`) and then `ruff check`; `make test`
+# runs the lint gate, then the suite (CI); `make test-fast` the unit loop (no
+# test marked `process`: no programs started, no training or export end to
+# end); `make test-all` adds the slow tests.
+# Each target creates .venv on first use and installs into it
+# requirements.txt, requirements-beam.txt (the Beam extra: the tests run the
+# Beam jobs), the test tools and the project itself, editable (`pip install
+# -e .`: `import bert_tf` and the bert-* commands work from any directory).
+# $(STAMP) marks the install done; editing a requirements file, pyproject.toml
+# or this Makefile redoes it.
 PY := .venv/bin/python
 STAMP := .venv/.installed
 # pytest-xdist processes: the suite takes ~12 min with 2 on CI's 2 cores
 # instead of ~20 in one (most of its time is process start-up and tracing).
 PYTEST_WORKERS ?= 2
 
-$(STAMP): requirements.txt requirements-beam.txt Makefile
+$(STAMP): requirements.txt requirements-beam.txt pyproject.toml Makefile
 	python3 -m venv .venv
 	$(PY) -m pip install -q -r requirements.txt -r requirements-beam.txt \
 	  'pytest>=8.0' 'pytest-xdist>=3.5' 'ruff==0.17.6'
+	$(PY) -m pip install -q -e .
 	touch $(STAMP)
 
 .PHONY: demo lint test test-fast test-all
@@ -21,6 +27,7 @@ demo: $(STAMP)
 	bash examples/demo.sh
 
 lint: $(STAMP)
+	$(PY) -m ruff format --check .
 	$(PY) -m ruff check .
 
 test: lint
