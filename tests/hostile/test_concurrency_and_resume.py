@@ -15,6 +15,8 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from tests.conftest import REPO
 from tests.helpers.processes import run
 from tests.helpers.scripts import CLASSIFIER_EVAL
@@ -51,6 +53,7 @@ def _hold(folder):
   return holder
 
 
+@pytest.mark.process
 def test_a_second_run_on_a_locked_output_dir_fails_naming_the_holder(
   tmp_path, flipped_data
 ):
@@ -104,7 +107,7 @@ def test_a_second_run_on_a_locked_output_dir_fails_naming_the_holder(
 def test_every_training_script_locks_its_output_dir():
   # One call, where the output_dir is created (after the flag checks): in
   # the script, or in the fine-tuning skeleton it runs through.
-  skeleton = (REPO / "bert_tf" / "cli" / "finetune.py").read_text()
+  skeleton = (REPO / "bert_tf" / "jobs" / "finetune.py").read_text()
   assert skeleton.count("make_output_dir(f.output_dir)") == 1
   for script in _SCRIPTS:
     source = (REPO / script).read_text()
@@ -118,6 +121,7 @@ def _damage(path):
   path.write_bytes(data[: len(data) // 2])
 
 
+@pytest.mark.process
 def test_resume_from_a_damaged_checkpoint(tmp_path, flipped_data):
   args = [
     "--data_dir=%s" % flipped_data,
