@@ -18,6 +18,8 @@ import ast
 import subprocess
 import sys
 
+import pytest
+
 from tests.conftest import REPO
 
 # Layer -> the bert_tf / data_prep packages its modules may import (besides
@@ -285,6 +287,7 @@ def test_no_import_cycles():
   assert not _cycles()
 
 
+@pytest.mark.process
 def test_text_to_features_modules_are_tensorflow_free():
   modules = _tensorflow_free()
   assert {
@@ -355,6 +358,7 @@ def test_the_rules_catch_a_cycle(tmp_path):
   ]
 
 
+@pytest.mark.process
 def test_the_tensorflow_free_set_is_derived_and_checked(tmp_path):
   _plant(
     tmp_path,

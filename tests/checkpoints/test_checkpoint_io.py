@@ -121,6 +121,7 @@ def test_convert_tf1_drops_optimizer_state(tmp_path):
   )
 
 
+@pytest.mark.process
 def test_convert_cli_bad_config_exits_with_one_line(tmp_path):
   result = subprocess.run(
     [

@@ -131,6 +131,7 @@ def test_hf_id_is_converted_to_an_original_checkpoint(tmp_path, serve):
   assert_loads(model_dir, expected)
 
 
+@pytest.mark.process
 def test_command_line(tmp_path, serve, tiny_zip):
   base, _ = serve({ZIP_PATH: tiny_zip[0]})
   env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", no_proxy="127.0.0.1")

@@ -224,6 +224,7 @@ def test_no_network_is_said_plainly_after_backing_off(tmp_path, monkeypatch):
     )
 
 
+@pytest.mark.process
 def test_ctrl_c_is_one_line_and_downloading_needs_no_tensorflow(
   tmp_path, serve, tiny_zip
 ):

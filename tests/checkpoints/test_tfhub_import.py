@@ -58,6 +58,7 @@ def _ckpt_a_names(prefixes):
   )
 
 
+@pytest.mark.process
 def test_model_gardens_encoder_gives_back_ckpt_a(tmp_path):
   result = _convert(GOLDEN / "tfhub" / "encoder", tmp_path / "out")
   assert result.returncode == 0, result.stderr[-2000:]
@@ -76,6 +77,7 @@ def test_model_gardens_encoder_gives_back_ckpt_a(tmp_path):
     assert '"%s": %d' % (key, value) in config
 
 
+@pytest.mark.process
 @pytest.mark.slow  # an export and a conversion: ~1 min
 def test_round_trip_tf1_to_our_tfhub_and_back_is_exact(tmp_path):
   export_dir = standalone.export(
@@ -107,6 +109,7 @@ def _save_module(path, **variables):
   return path
 
 
+@pytest.mark.process
 def test_a_saved_model_that_is_no_bert_is_refused_in_one_line(tmp_path):
   model = _save_module(
     tmp_path / "dense", **{"dense/kernel": np.ones((2, 3), "f4")}

@@ -34,6 +34,7 @@ _WAYS = {
 }
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("way", sorted(_WAYS))
 def test_range_checks_hold_however_the_script_is_started(way):
   result = subprocess.run(

@@ -13,6 +13,8 @@ from bert_tf.tasks.classification import ClassificationTask
 from bert_tf.training import optimization
 from bert_tf.training.trainer import Trainer
 
+pytestmark = pytest.mark.process  # trains or exports end to end in this process
+
 CONFIG = BertConfig(
   vocab_size=50,
   hidden_size=16,

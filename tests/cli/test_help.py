@@ -187,6 +187,7 @@ def test_every_console_script_has_key_flags_listed():
   assert set(KEY_FLAGS) == set(SCRIPTS), "add the new command to KEY_FLAGS"
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("name", sorted(SCRIPTS))
 def test_helpshort_lists_the_flags_the_same_way_without_tensorflow(helps, name):
   (code, text), (other_code, other_text) = helps[name]

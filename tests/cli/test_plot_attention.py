@@ -118,6 +118,7 @@ def _run(args, cwd=conftest.REPO):
   )
 
 
+@pytest.mark.process
 @pytest.mark.slow  # two programs: ~40 s on a busy machine
 def test_extract_features_npz_then_plot_attention(tmp_path):
   (tmp_path / "in.txt").write_text("the world was long\nit sat ||| on it\n")

@@ -121,6 +121,7 @@ def _png_size(path):
   return struct.unpack(">II", header[16:24])
 
 
+@pytest.mark.process
 def test_command_line_writes_a_png(tmp_path):
   run_dir = tmp_path / "run"
   run_dir.mkdir()

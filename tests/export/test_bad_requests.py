@@ -11,6 +11,8 @@ from tests.export.standalone import raw_bytes
 from tests.export.standalone import serve
 from tests.helpers.checkpoints import ckpt_prefix
 
+pytestmark = pytest.mark.process  # starts programs
+
 # ckpt_a: 2 layers, 64 positions, every head (classifier with 3 labels).
 ARGS = [
   "--checkpoint=%s" % ckpt_prefix("ckpt_a"),

@@ -5,6 +5,7 @@ export's (tiny original checkpoint ckpt_a)."""
 import json
 
 import numpy as np
+import pytest
 import tensorflow as tf
 import tensorflow_text  # noqa: F401  pylint: disable=unused-import
 
@@ -12,6 +13,8 @@ from tests.export.standalone import export
 from tests.export.standalone import serve
 from tests.helpers.export_cases import ARGS
 from tests.helpers.export_cases import PAIRS
+
+pytestmark = pytest.mark.process  # starts programs
 
 
 def _matmul_dtypes(export_dir):

@@ -91,6 +91,7 @@ def mrpc_run(tmp_path_factory):
   return data_dir, output_dir
 
 
+@pytest.mark.process
 def test_probabilities_match_run_classifier(mrpc_run, tmp_path):
   data_dir, output_dir = mrpc_run
   export_dir = export(
@@ -119,6 +120,7 @@ def test_probabilities_match_run_classifier(mrpc_run, tmp_path):
     assert answer["label"][expected.index(want)] == str(want.index(max(want)))
 
 
+@pytest.mark.process
 def test_a_run_folder_exports_with_its_own_settings(mrpc_run, tmp_path):
   """run_config.json supplies task, labels, vocab, casing and length: the
   bare command gives run_classifier's probabilities; a contradicting flag
@@ -165,6 +167,7 @@ def test_a_run_folder_exports_with_its_own_settings(mrpc_run, tmp_path):
     assert got == pytest.approx(want, abs=1e-5)
 
 
+@pytest.mark.process
 def test_tf1_checkpoint_and_single_text_signature(tmp_path):
   # ckpt_a holds a 3-label classifier head (output_weights [3, 64]).
   export_dir = export(
@@ -213,6 +216,7 @@ def _python_features(pairs):
 
 
 # Slow (~30 s on 2 cores); `make test-all` runs it.
+@pytest.mark.process
 @pytest.mark.slow
 def test_regression_and_labels_file(tmp_path, head_checkpoint):
   pairs = EXTRA_ROWS + [("A man is playing a guitar.", "A man plays.")]

@@ -1,9 +1,13 @@
 """python -m bert_tf.export_saved_model: flag and checkpoint errors end in
 one `ERROR: ...` line naming the culprit, and nothing is written."""
 
+import pytest
+
 from tests.conftest import FIXTURES
 from tests.helpers.checkpoints import ckpt_prefix
 from tests.helpers.cli import run_mains
+
+pytestmark = pytest.mark.process  # starts programs
 
 VOCAB = "--vocab_file=%s" % (FIXTURES / "encoder" / "vocab_small.txt")
 CKPT_A = "--checkpoint=%s" % ckpt_prefix("ckpt_a")

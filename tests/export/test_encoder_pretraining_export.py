@@ -18,6 +18,8 @@ from tests.helpers.export_cases import ARGS
 from tests.helpers.export_cases import PAIRS
 from tests.helpers.export_cases import VOCAB
 
+pytestmark = pytest.mark.process  # starts programs
+
 CONFIG = BertConfig.from_json_file(
   str(FIXTURES / "encoder" / "ckpt_a" / "bert_config.json")
 )

@@ -18,6 +18,8 @@ from tests.export.standalone import raw_bytes
 from tests.export.standalone import serve
 from tests.helpers.checkpoints import ckpt_prefix
 
+pytestmark = pytest.mark.process  # starts programs
+
 ENCODER = FIXTURES / "encoder"
 CONFIG_B = str(ENCODER / "ckpt_b" / "bert_config.json")
 VOCAB = str(ENCODER / "vocab_small.txt")

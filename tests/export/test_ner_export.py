@@ -21,6 +21,8 @@ from tests.export.standalone import raw_bytes
 from tests.export.standalone import serve
 from tests.helpers.checkpoints import ckpt_prefix
 
+pytestmark = pytest.mark.process  # starts programs
+
 ENCODER = FIXTURES / "encoder"
 NER = FIXTURES / "ner"
 CONFIG_A = str(ENCODER / "ckpt_a" / "bert_config.json")

@@ -19,6 +19,8 @@ from tests.conftest import FIXTURES
 from tests.conftest import REPO
 from tests.helpers.checkpoints import ckpt_prefix
 
+pytestmark = pytest.mark.process  # starts programs
+
 VOCAB = str(FIXTURES / "encoder" / "vocab_small.txt")
 PAIRS = [
   ("Who won?", "Denver"),

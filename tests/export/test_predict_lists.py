@@ -18,6 +18,8 @@ from bert_tf.tasks.tagging import TaggingModel
 from tests.conftest import FIXTURES
 from tests.helpers.checkpoints import with_heads
 
+pytestmark = pytest.mark.process  # trains or exports end to end in this process
+
 VOCAB = str(FIXTURES / "encoder" / "vocab_small.txt")
 CONFIG = BertConfig.from_json_file(
   str(FIXTURES / "encoder" / "ckpt_a" / "bert_config.json")

@@ -6,12 +6,16 @@ the README response's form."""
 import json
 import re
 
+import pytest
+
 from bert_tf.export.classifier import ClassifierExporter
 from bert_tf.modeling.bert_config import BertConfig
 from bert_tf.tasks.classification import ClassifierModel
 from tests.conftest import FIXTURES
 from tests.conftest import REPO
 from tests.export.standalone import serve
+
+pytestmark = pytest.mark.process  # starts programs
 
 
 def _readme_json(marker):

@@ -22,6 +22,8 @@ from tests.export.standalone import export
 from tests.export.standalone import serve
 from tests.helpers.checkpoints import ckpt_prefix
 
+pytestmark = pytest.mark.process  # starts programs
+
 ENCODER = FIXTURES / "encoder"
 # Short windows, so most contexts take several (stride 32 over 64 tokens).
 SETTINGS = [

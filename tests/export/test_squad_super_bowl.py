@@ -16,6 +16,8 @@ from tests.conftest import REPO
 from tests.export.standalone import export
 from tests.export.standalone import serve
 
+pytestmark = pytest.mark.process  # starts programs
+
 DATA = REPO / "examples" / "data" / "squad_dev_v1.1_super_bowl_50.json"
 COMMON = [
   "--vocab_file=%s" % (REPO / "examples/data/vocab.txt"),

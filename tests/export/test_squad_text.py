@@ -17,6 +17,8 @@ from data_prep.squad import postprocess
 from data_prep.squad.example import split_context
 from tests.conftest import FIXTURES
 
+pytestmark = pytest.mark.process  # trains or exports end to end in this process
+
 VOCAB = str(FIXTURES / "encoder" / "vocab_small.txt")
 CONTEXTS = [
   "The Broncos (1990s) defeated the Carolina Panthers, 24–10, in 2016.",

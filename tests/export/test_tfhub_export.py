@@ -13,6 +13,8 @@ import pytest
 from tests.conftest import REPO
 from tests.export import standalone
 
+pytestmark = pytest.mark.process  # starts programs
+
 GOLDEN = REPO.parent / "shared" / "golden"
 TFHUB = GOLDEN / "tfhub"
 CKPT_A = GOLDEN / "encoder" / "ckpt_a" / "bert_model.ckpt"

@@ -7,6 +7,8 @@ one `ERROR:` line naming the file; nothing escapes."""
 
 import shutil
 
+import pytest
+
 from tests.helpers.checkpoints import CKPT
 from tests.helpers.checkpoints import ENCODER_DIR
 from tests.helpers.checkpoints import VOCAB
@@ -14,6 +16,8 @@ from tests.helpers.cli import assert_one_error
 from tests.helpers.cli import run_cases
 from tests.helpers.scripts import classifier_args
 from tests.helpers.scripts import tokenizer_args
+
+pytestmark = pytest.mark.process  # starts programs
 
 _CONFIG = str(ENCODER_DIR / "ckpt_b" / "bert_config.json")
 _DEEP = "[" * 100000 + "]" * 100000

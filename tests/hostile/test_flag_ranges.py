@@ -17,6 +17,7 @@ from tests.helpers.cli import run_cases
 from tests.helpers.processes import run_command
 
 
+@pytest.mark.process
 def test_every_numeric_flag_of_every_entry_point_has_a_range():
   found = numeric_flags()
   assert set(found) == set(ENTRY_POINTS)
@@ -123,6 +124,7 @@ _BAD = [
 ]
 
 
+@pytest.mark.process
 def test_out_of_range_flags_stop_with_one_line_before_any_work(tmp_path):
   out = tmp_path / "out"
   cases = [
@@ -142,6 +144,7 @@ def test_out_of_range_flags_stop_with_one_line_before_any_work(tmp_path):
   assert not out.exists()
 
 
+@pytest.mark.process
 def test_the_command_lines_go_through_run_app(tmp_path):
   # The hang, as typed: ends at once with one line.
   outcome = run_command(
@@ -158,6 +161,7 @@ def test_the_command_lines_go_through_run_app(tmp_path):
   assert_one_error(outcome, "--doc_stride=0: must be >= 1")
 
 
+@pytest.mark.process
 @pytest.mark.parametrize(
   "args,line",
   [
@@ -188,6 +192,7 @@ def test_flags_that_do_not_parse_end_in_one_line(args, line):
   assert assert_one_error(outcome) == line
 
 
+@pytest.mark.process
 def test_a_mistyped_beam_option_is_refused_not_ignored(tmp_path):
   # Beam alone would log a warning and run on one worker.
   conll = tmp_path / "train.txt"

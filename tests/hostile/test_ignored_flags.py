@@ -3,6 +3,8 @@ every entry point that defines the flag: a --task_name=tsv option with a GLUE
 task and --spm_model_file beside --vocab_file are refused in one line; an
 IOB1 file read as IOB2 and a prediction over 0 records are warned about."""
 
+import pytest
+
 from tests.conftest import FIXTURES
 from tests.helpers.checkpoints import VOCAB
 from tests.helpers.checkpoints import write_config
@@ -11,6 +13,8 @@ from tests.helpers.cli import run_cases
 from tests.helpers.scripts import classifier_args
 from tests.helpers.scripts import GLUE
 from tests.helpers.scripts import tokenizer_args
+
+pytestmark = pytest.mark.process  # starts programs
 
 
 def _takers(defined_flags, *names):

@@ -16,6 +16,7 @@ from tests.helpers.filesystems import tmpfs
 from tests.helpers.scripts import GLUE
 
 
+@pytest.mark.process
 def test_a_full_disk_names_the_users_output(tmp_path):
   with tmpfs(tmp_path / "full", "size=4k") as full:
     export_dir = full / "model"

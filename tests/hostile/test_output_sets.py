@@ -55,6 +55,7 @@ def test_a_failed_set_leaves_the_older_one_untouched(tmp_path):
   assert all((tmp_path / name).read_text() == "old" for name in _SET)
 
 
+@pytest.mark.process
 def test_run_ner_never_keeps_results_of_other_predictions(tmp_path):
   # Labelled test file: test_predictions.txt + test_results.txt.
   process = start_run(
@@ -79,6 +80,7 @@ def test_run_ner_never_keeps_results_of_other_predictions(tmp_path):
   assert not (tmp_path / "test_results.txt").exists()
 
 
+@pytest.mark.process
 def test_a_killed_runs_temp_files_are_cleaned_at_the_next_start(
   tmp_path, flipped_data
 ):

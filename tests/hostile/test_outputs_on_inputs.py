@@ -5,6 +5,8 @@ reads -- and the command must refuse in one line before touching anything;
 an output set replaces an earlier set's files (a conversion's vocab.txt, a
 sharded TFRecord set)."""
 
+import pytest
+
 from bert_tf.records import tfrecord_file
 from bert_tf.runtime import flag_checks
 from tests.helpers.checkpoints import CKPT
@@ -13,6 +15,8 @@ from tests.helpers.checkpoints import VOCAB
 from tests.helpers.cli import assert_one_error
 from tests.helpers.cli import run_cases
 from tests.helpers.scripts import GLUE
+
+pytestmark = pytest.mark.process  # starts programs
 
 
 def _inputs(tmp_path):

@@ -8,12 +8,16 @@ caught."""
 
 import os
 
+import pytest
+
 from tests.helpers.checkpoints import CKPT
 from tests.helpers.checkpoints import ENCODER_DIR
 from tests.helpers.checkpoints import VOCAB
 from tests.helpers.cli import run_cases
 from tests.helpers.scripts import classifier_args
 from tests.helpers.scripts import GLUE
+
+pytestmark = pytest.mark.process  # starts programs
 
 _UMASK = 0o027
 

@@ -8,6 +8,8 @@ import json
 import os
 import shutil
 
+import pytest
+
 from bert_tf.tokenizers import tokenization
 from data_prep.multiple_choice import examples as mc_examples
 from data_prep.multiple_choice import features as mc_features
@@ -26,6 +28,8 @@ from tests.helpers.cli import assert_one_error
 from tests.helpers.cli import run_cases
 from tests.helpers.scripts import classifier_args
 from tests.helpers.scripts import GLUE
+
+pytestmark = pytest.mark.process  # starts programs
 
 EXTRACT_INPUT = FIXTURES / "encoder" / "extract_input.txt"
 SAMPLE_TEXT = REPO / "examples" / "data" / "sample_text.txt"

@@ -80,6 +80,7 @@ def _damaged_pretraining_records(tmp_path):
   return path
 
 
+@pytest.mark.process
 def test_damaged_files_and_bad_locations_are_one_line(tmp_path):
   a_file = tmp_path / "a_file"
   a_file.write_text("x")
@@ -202,6 +203,7 @@ def test_damaged_files_and_bad_locations_are_one_line(tmp_path):
   assert not (tmp_path / "f.jsonl").exists()
 
 
+@pytest.mark.process
 def test_read_only_and_full_disks_are_one_line_naming_the_users_path(tmp_path):
   with (
     tmpfs(tmp_path / "ro", "ro,size=64k") as ro,
@@ -267,6 +269,7 @@ def test_tensorflow_errors_are_their_first_line():
   assert TINY_CONFIG["vocab_size"] == 3000
 
 
+@pytest.mark.process
 def test_the_other_families_too(tmp_path):
   a_file = tmp_path / "a_file"
   a_file.write_text("x")

@@ -50,6 +50,7 @@ def test_framing_walk(tmp_path, kind, count, problem):
   assert found == count and message.startswith(problem), message
 
 
+@pytest.mark.process
 def test_every_train_records_command_refuses_a_cut_file(
   tmp_path, defined_flags
 ):

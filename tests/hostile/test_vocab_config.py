@@ -3,6 +3,8 @@ first unknown word or mid-training; likely mismatches are warned about."""
 
 import gzip
 
+import pytest
+
 from tests.conftest import FIXTURES
 from tests.conftest import REPO
 from tests.helpers.checkpoints import CKPT
@@ -12,6 +14,8 @@ from tests.helpers.cli import assert_one_error
 from tests.helpers.cli import run_cases
 from tests.helpers.scripts import classifier_args
 from tests.helpers.scripts import GLUE
+
+pytestmark = pytest.mark.process  # starts programs
 
 SAMPLE_TEXT = REPO / "examples" / "data" / "sample_text.txt"
 SQUAD = FIXTURES / "squad"

@@ -28,6 +28,8 @@ from tests.helpers.scripts import SQUAD
 from tests.helpers.scripts import squad_slice
 from tests.helpers.scripts import start_run
 
+pytestmark = pytest.mark.process  # starts programs
+
 CONFIG = pathlib.Path(config_file("ckpt_b"))
 
 

@@ -5,6 +5,7 @@ metrics), early stopping; --spm_model_file in both scripts."""
 
 import json
 
+import pytest
 import sentencepiece as spm
 import tensorflow as tf
 
@@ -14,6 +15,8 @@ from tests.helpers.scripts import MC_TRAIN
 from tests.helpers.scripts import NER_TRAIN
 from tests.helpers.scripts import start_run
 from tests.helpers.sentencepiece_model import train_model
+
+pytestmark = pytest.mark.process  # starts programs
 
 
 def _history(output_dir):

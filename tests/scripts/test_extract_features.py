@@ -53,6 +53,7 @@ def _run(tmp_path, **overrides):
   )
 
 
+@pytest.mark.process
 def test_output_format_and_values(tmp_path):
   result = _run(tmp_path)
   assert result.returncode == 0, result.stderr
@@ -111,6 +112,7 @@ def test_output_format_and_values(tmp_path):
   np.testing.assert_allclose(got[:, 1], layers[0][0], atol=2e-6)
 
 
+@pytest.mark.process
 def test_bfloat16_values_are_float32_rounded(tmp_path):
   """--dtype=mixed_bfloat16: same lines and tokens, values printed as
   float32 and within bfloat16 rounding (2% of the range) of float32's."""
@@ -138,6 +140,7 @@ def test_bfloat16_values_are_float32_rounded(tmp_path):
     assert not np.array_equal(values[1], values[0])
 
 
+@pytest.mark.process
 @pytest.mark.parametrize(
   "overrides, culprit",
   [

@@ -76,6 +76,7 @@ def _eval_results(path):
   return {key: float(value) for key, value in pairs}
 
 
+@pytest.mark.process
 def test_mrpc_train_eval_predict(tmp_path):
   submission = tmp_path / "MRPC.tsv"
   _run(
@@ -128,6 +129,7 @@ def _records(path, seq_length):
   return next(iter(dataset))
 
 
+@pytest.mark.process
 def test_stsb_loads_encoder_and_head_from_checkpoint(tmp_path):
   # A checkpoint with the original encoder plus a regression head.
   config, encoder, _, _ = load_golden("ckpt_b")
@@ -243,6 +245,7 @@ def test_train_steps_as_the_original():
     train_steps(3, 32, 3.0, 0.1)
 
 
+@pytest.mark.process
 def test_bad_input_is_one_line(tmp_path):
   def data_dir(name, text):
     folder = tmp_path / name
@@ -298,6 +301,7 @@ def test_bad_input_is_one_line(tmp_path):
   assert {k: defaults[k] for k in ORIGINAL_DEFAULTS} == ORIGINAL_DEFAULTS
 
 
+@pytest.mark.process
 def test_a_run_folder_of_another_model_is_refused_or_started_over(tmp_path):
   out = tmp_path / "run"
   out.mkdir()

@@ -20,6 +20,8 @@ from tests.helpers.scripts import MC_STEPS
 from tests.helpers.scripts import MC_TRAIN
 from tests.helpers.scripts import start_run
 
+pytestmark = pytest.mark.process  # starts programs
+
 DEFAULTS = {
   "data_dir": None,
   "bert_config_file": None,

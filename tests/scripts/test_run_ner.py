@@ -8,6 +8,7 @@ import json
 import pathlib
 
 import numpy as np
+import pytest
 import tensorflow as tf
 
 from bert_tf.modeling.bert_config import BertConfig
@@ -24,6 +25,8 @@ from tests.helpers.scripts import NER_DATA
 from tests.helpers.scripts import NER_STEPS
 from tests.helpers.scripts import NER_TRAIN
 from tests.helpers.scripts import start_run
+
+pytestmark = pytest.mark.process  # starts programs
 
 OUTPUTS = (
   "eval_results.txt",

@@ -10,11 +10,15 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from bert_tf.tasks import pretraining as pretraining_task
 from bert_tf.tokenizers import tokenization
 from bert_tf.training import input_pipeline
 from tests.conftest import FIXTURES
 from tests.conftest import REPO
+
+pytestmark = pytest.mark.process  # starts programs
 
 EXAMPLES = REPO / "examples"
 SPECIAL = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")

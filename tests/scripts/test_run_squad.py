@@ -125,6 +125,7 @@ def _check_outputs(output_dir, examples, max_nbest=20):
   return raw, features, predictions
 
 
+@pytest.mark.process
 def test_train_predict_kill_and_resume(tmp_path, squad_files):
   args = TRAIN_ARGS + [
     "--train_file=%s" % squad_files["v1"],
@@ -181,6 +182,7 @@ def test_train_predict_kill_and_resume(tmp_path, squad_files):
   )
 
 
+@pytest.mark.process
 def test_predict_only_loads_init_checkpoint_v2(tmp_path, squad_files):
   finish(
     _start(
@@ -245,6 +247,7 @@ def test_squad_model_matches_original_logits():
   )
 
 
+@pytest.mark.process
 def test_bad_flags_and_files_are_one_line(tmp_path, squad_files):
   bad_json = tmp_path / "bad.json"
   bad_json.write_text("{")

@@ -5,6 +5,7 @@ import gzip
 import json
 
 import numpy as np
+import pytest
 import sentencepiece as spm
 import tensorflow as tf
 
@@ -14,6 +15,8 @@ from tests.helpers.processes import finish
 from tests.helpers.processes import start
 from tests.helpers.scripts import squad_slice
 from tests.helpers.sentencepiece_model import train_model
+
+pytestmark = pytest.mark.process  # starts programs
 
 LABELS = ["LOC", "ORG", "PER"]
 ROWS = [

@@ -15,6 +15,8 @@ from tests.conftest import REPO
 from tests.helpers.checkpoints import ckpt_prefix
 from tests.helpers.checkpoints import ENCODER_DIR
 
+pytestmark = pytest.mark.process  # starts programs
+
 SCHEDULE = "0:2,4:1,8:0"
 # 2 layers: 16 variables each, 5 embeddings, 2 pooler, 2 classifier.
 TRAINABLE = {2: 4, 1: 20, 0: 41}

@@ -117,6 +117,7 @@ def test_whole_words_are_masked_as_units_with_the_80_10_10_rule(batch):
   assert mixed_mean > 500
 
 
+@pytest.mark.process
 def test_whole_word_mask_without_dynamic_masking_is_refused(tmp_path):
   # Static masks come from create_pretraining_data: the flag would do nothing.
   result = subprocess.run(

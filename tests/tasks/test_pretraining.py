@@ -267,6 +267,7 @@ def test_dynamic_masking_rates_and_never_special_tokens(
   assert 0.06 < kept / total < 0.14
 
 
+@pytest.mark.process
 def test_trainer_with_dynamic_masking_checkpoints(
   golden_batch, vocab_file, tmp_path
 ):

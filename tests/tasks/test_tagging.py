@@ -92,6 +92,7 @@ def test_head_names_and_registry():
   assert "bert/encoder/layer_0/output/dense/kernel" in names
 
 
+@pytest.mark.process
 def test_feature_modes_combine_the_frozen_layers():
   features = _features()
   for mode in FEATURE_MODES[1:]:
@@ -122,6 +123,7 @@ def test_feature_modes_combine_the_frozen_layers():
     check_feature_mode("concat_last_four", 2)
 
 
+@pytest.mark.process
 def test_feature_mode_trains_bilstm_on_a_frozen_encoder(tmp_path):
   task = TaggingTask(_config(), NUM_LABELS, 8, "concat_last_four", lstm_units=8)
   trainer = Trainer(

@@ -205,6 +205,7 @@ class _Serving(tf.Module):
     )
 
 
+@pytest.mark.process
 def test_saved_model_and_tf_data_take_raw_text(tmp_path, request):
   # A 5000-token prefix of the vocab keeps the SavedModel small and quick.
   full = request.config.rootpath / "tests/fixtures/vocab_uncased.txt"

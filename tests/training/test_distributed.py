@@ -17,6 +17,8 @@ import pytest
 
 from tests.conftest import REPO
 
+pytestmark = pytest.mark.process  # starts programs
+
 _TIMEOUT = 150
 
 

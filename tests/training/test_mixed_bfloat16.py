@@ -2,6 +2,7 @@
 master weights, Adam slots and the checkpoint."""
 
 import numpy as np
+import pytest
 import tensorflow as tf
 
 from bert_tf.tasks.squad import SquadTask
@@ -9,6 +10,8 @@ from bert_tf.training import distribution
 from bert_tf.training import optimization
 from bert_tf.training.trainer import Trainer
 from tests.helpers.checkpoints import config_of
+
+pytestmark = pytest.mark.process  # trains or exports end to end in this process
 
 _SEQ = 16
 

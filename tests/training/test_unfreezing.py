@@ -16,6 +16,8 @@ from bert_tf.training import optimization
 from bert_tf.training.trainer import Trainer
 from bert_tf.training.unfreezing import UnfreezeSchedule
 
+pytestmark = pytest.mark.process  # trains or exports end to end in this process
+
 CONFIG = BertConfig(
   50,
   hidden_size=8,

@@ -9,10 +9,14 @@ import gzip
 import os
 import time
 
+import pytest
+
 from tests.conftest import FIXTURES
 from tests.helpers.processes import kill_when
 from tests.helpers.processes import run
 from tests.helpers.processes import start
+
+pytestmark = pytest.mark.process  # starts programs
 
 VOCAB = "--vocab_file=%s" % (FIXTURES / "vocab_uncased.txt")
 PRETRAINING = [

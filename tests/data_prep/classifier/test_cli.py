@@ -9,6 +9,8 @@ import pytest
 from tests.conftest import FIXTURES
 from tests.conftest import REPO
 
+pytestmark = pytest.mark.process  # starts programs
+
 
 def _run(*args):
   env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")

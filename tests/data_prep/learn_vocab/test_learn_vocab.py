@@ -132,6 +132,7 @@ def test_beam_writes_the_single_process_vocabulary(tmp_path):
   assert not list(tmp_path.glob("*.tmp*"))
 
 
+@pytest.mark.process
 def test_command_line_writes_the_vocabulary_and_fails_in_one_line(tmp_path):
   corpus = _corpus(tmp_path)
   result = _run(

@@ -102,6 +102,7 @@ def test_records_round_trip_with_padding(tmp_path, tokenizer):
   assert list(flat["input_ids"].int64_list.value) == sum(features.input_ids, [])
 
 
+@pytest.mark.process
 def test_featurization_is_tensorflow_free():
   code = (
     "import sys; import data_prep.multiple_choice.examples, "

@@ -122,6 +122,7 @@ def test_conll2003_counts():
   assert counts == {"train.txt": 14041, "valid.txt": 3250, "test.txt": 3453}
 
 
+@pytest.mark.process
 def test_data_prep_ner_is_tensorflow_free():
   code = (
     "import sys; import data_prep.ner.conll, data_prep.ner.features, "

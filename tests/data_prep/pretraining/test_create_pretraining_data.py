@@ -105,6 +105,7 @@ def _golden_records(tmp_path, name):
   return _parse([path])
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("name", sorted(SETTINGS))
 def test_cli_tfrecord_equals_original(tmp_path, name):
   out = tmp_path / "out.tfrecord"
@@ -122,6 +123,7 @@ def test_cli_tfrecord_equals_original(tmp_path, name):
   ]  # no temp files left
 
 
+@pytest.mark.process
 def test_root_script_runs_the_original_command(tmp_path):
   """`python create_pretraining_data.py ...` as in the original README."""
   out = tmp_path / "out.tfrecord"
@@ -142,6 +144,7 @@ def test_root_script_runs_the_original_command(tmp_path):
   assert _parse([out]) == _golden_records(tmp_path, "instances")
 
 
+@pytest.mark.process
 def test_cli_round_robin_and_comma_globs(tmp_path):
   outs = [tmp_path / ("part%d" % i) for i in range(3)]
   # A glob and a comma list: the same single input file, listed once.
@@ -182,6 +185,7 @@ def _scalable(tmp_path, corpus, out_name, seed):
   ]
 
 
+@pytest.mark.process
 def test_scalable_mode_is_deterministic_per_seed(tmp_path, tokenizer):
   corpus = _bigger_corpus(tmp_path)
   names, first = _scalable(tmp_path, corpus, "a", 7)
@@ -220,6 +224,7 @@ def test_shards_keep_documents_whole(tmp_path, tokenizer):
   assert pieces == whole and len(whole) == 30
 
 
+@pytest.mark.process
 @pytest.mark.parametrize(
   "flags, message",
   [
@@ -294,6 +299,7 @@ def test_crc32c_known_values():
   ]
 
 
+@pytest.mark.process
 def test_cli_sentencepiece_vocabulary(tmp_path):
   import sentencepiece as spm  # pylint: disable=g-import-not-at-top
 

@@ -21,6 +21,8 @@ from tests.helpers.squad_golden import REPO
 from tests.helpers.squad_golden import SQUAD
 from tests.helpers.squad_golden import VOCAB
 
+pytestmark = pytest.mark.process  # starts programs
+
 
 def _run(module, **flags):
   args = [sys.executable, "-m", module] + [

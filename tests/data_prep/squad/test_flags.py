@@ -6,6 +6,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from data_prep.squad.evaluation import is_scorable
 from tests.conftest import REPO
 
@@ -41,6 +43,7 @@ def _flags(module):
   return json.loads(result.stdout.splitlines()[-1])
 
 
+@pytest.mark.process
 def test_cli_flags_come_from_squad_flags():
   featurize = _flags("data_prep.squad.__main__")
   rescore = _flags("data_prep.squad.predictions")
@@ -97,6 +100,7 @@ print(flags.FLAGS["num_workers"].default, flags.FLAGS["num_workers"].help)
 """
 
 
+@pytest.mark.process
 def test_num_workers_defaults_to_the_cores_available():
   """One core allowed: no pool; more: one worker per core; --help says so.
   (Pool and single process write the same bytes: test_features.py.)"""
