@@ -29,40 +29,16 @@ bert_tf/tasks/dynamic_masking.py); it needs --vocab_file for [CLS]/[SEP]/[MASK].
 heads) and --early_stopping_patience (bert_tf/jobs/eval_flags.py).
 """
 
-import os
-
 from absl import flags
-from absl import logging
 
-from bert_tf.io_utils import InputError
-from bert_tf.io_utils import make_output_dir
-from bert_tf.io_utils import require_file
 from bert_tf.jobs import engine_flags
 from bert_tf.jobs import eval_flags
-from bert_tf.modeling.bert_config import BertConfig
+from bert_tf.jobs import pretraining as pretraining_job
 from bert_tf.runtime import app
 from bert_tf.runtime import bert_flags
 from bert_tf.runtime import flag_checks
-from bert_tf.tasks.result_files import write_eval_results
-from data_prep.pretraining.documents import expand_input_files
 
 FLAGS = flags.FLAGS
-# Loaded when a job runs (TensorFlow, scikit-learn): --help answers at once.
-dynamic_masking = app.lazy_import("bert_tf.tasks.dynamic_masking")
-input_pipeline = app.lazy_import("bert_tf.training.input_pipeline")
-pretraining = app.lazy_import("bert_tf.tasks.pretraining")
-run_config = app.lazy_import("bert_tf.training.run_config")
-wiring = app.lazy_import("bert_tf.jobs.wiring")
-
-# The keys of Trainer.evaluate with PretrainingTask (eval_results.txt).
-_METRIC_NAMES = (
-  "loss",
-  "masked_lm_accuracy",
-  "masked_lm_loss",
-  "next_sentence_accuracy",
-  "next_sentence_loss",
-)
-_REQUIRED = ("input_file", "bert_config_file", "output_dir")
 
 
 def define_flags():
@@ -133,119 +109,8 @@ def define_flags():
   eval_flags.define_eval_flags(epochs=False, predict_checkpoint=False)
 
 
-def _check_flags():
-  for name in _REQUIRED:
-    if not FLAGS[name].value:
-      raise InputError("--%s is required" % name)
-  if not FLAGS.do_train and not FLAGS.do_eval:
-    raise InputError("At least one of `do_train` or `do_eval` must be True.")
-  eval_flags.check_eval_flags(FLAGS, training=FLAGS.do_train)
-  require_file(FLAGS.bert_config_file, "bert_config_file")
-  if FLAGS.dynamic_masking:
-    if not FLAGS.vocab_file:
-      raise InputError("--dynamic_masking needs --vocab_file")
-    require_file(FLAGS.vocab_file, "vocab_file")
-  elif FLAGS.do_whole_word_mask:
-    raise InputError(
-      "--do_whole_word_mask needs --dynamic_masking (static "
-      "masks are made by create_pretraining_data)"
-    )
-
-
-def _train_dataset_fn(input_files, specs):
-  dataset_fn = input_pipeline.training_dataset_fn(
-    input_files,
-    specs,
-    FLAGS.train_batch_size,
-    interleave_files=True,
-    deterministic=FLAGS.deterministic,
-  )
-  if not FLAGS.dynamic_masking:
-    return dataset_fn
-  masking = dynamic_masking.DynamicMasking.from_vocab_file(
-    FLAGS.vocab_file,
-    FLAGS.max_predictions_per_seq,
-    FLAGS.masked_lm_prob,
-    whole_word_mask=FLAGS.do_whole_word_mask,
-  )
-  return masking.wrap(dataset_fn)
-
-
 def main(_):
-  _check_flags()
-  config = BertConfig.from_json_file(FLAGS.bert_config_file)
-  config.check_max_seq_length(FLAGS.max_seq_length)
-  config.check_segments(True, "pre-training (next sentence prediction)")
-  input_files = expand_input_files(FLAGS.input_file)
-  task = pretraining.PretrainingTask(
-    config, FLAGS.max_seq_length, FLAGS.max_predictions_per_seq
-  )
-  specs = task.feature_spec(True)
-  for path in input_files:
-    input_pipeline.check_first_record(
-      path,
-      specs,
-      "input_file",
-      "--max_seq_length / --max_predictions_per_seq must match data generation",
-    )
-  logging.info(
-    "*** Input Files: %d (%s) ***", len(input_files), ", ".join(input_files[:5])
-  )
-
-  def evaluate(trainer):
-    # As the original: --max_eval_steps batches of --input_file, in order.
-    dataset = input_pipeline.eval_dataset(
-      input_files,
-      specs,
-      FLAGS.eval_batch_size,
-      repeat=True,
-      drop_remainder=True,
-      max_batches=FLAGS.max_eval_steps,
-    )
-    return trainer.evaluate(dataset, FLAGS.eval_batch_size)
-
-  hook = wiring.eval_hook(
-    FLAGS, evaluate, FLAGS.bert_config_file, metric_names=_METRIC_NAMES
-  )
-  make_output_dir(FLAGS.output_dir)
-  run_config.check_or_write(
-    FLAGS.output_dir,
-    run_config.RunConfig(
-      "pretraining",
-      {"max_predictions_per_seq": FLAGS.max_predictions_per_seq},
-      # The records are tokenized already: the casing is not known here.
-      run_config.tokenizer_settings(FLAGS.vocab_file, True, None)
-      | {"do_lower_case": None},
-      FLAGS.max_seq_length,
-      config.to_dict(),
-    ),
-    "use another --output_dir",
-  )
-  trainer = wiring.build_trainer(
-    FLAGS, task, FLAGS.num_train_steps, FLAGS.num_warmup_steps
-  )
-
-  if FLAGS.do_train:
-    logging.info(
-      "***** Running training: batch size %d, %d steps *****",
-      FLAGS.train_batch_size,
-      FLAGS.num_train_steps,
-    )
-    trainer.train(
-      _train_dataset_fn(input_files, specs),
-      FLAGS.num_train_steps,
-      eval_hook=hook,
-    )
-
-  if FLAGS.do_eval:
-    logging.info(
-      "***** Running evaluation: batch size %d, %d steps *****",
-      FLAGS.eval_batch_size,
-      FLAGS.max_eval_steps,
-    )
-    write_eval_results(
-      os.path.join(FLAGS.output_dir, "eval_results.txt"), evaluate(trainer)
-    )
+  pretraining_job.PretrainingJob(FLAGS).run()
 
 
 def run():
