@@ -22,8 +22,18 @@ VOCAB = GOLDEN / "encoder" / "vocab_small.txt"
 
 # Runs in a fresh `python -I` without bert_tf; prints one JSON line.
 _CHILD_PRELUDE = r"""
+import sys
+class NoProject:  # a serving process has no bert_tf (installed here: -e .)
+  def find_spec(self, name, path=None, target=None):
+    if name.split(".")[0] in ("bert_tf", "data_prep"):
+      raise ImportError("not in a serving process: " + name)
+sys.meta_path.insert(0, NoProject())
 import importlib.util, json, sys
-assert importlib.util.find_spec("bert_tf") is None, "bert_tf is importable"
+try:
+  import bert_tf
+  raise AssertionError("bert_tf is importable")
+except ImportError:
+  pass
 import numpy as np
 import tensorflow as tf
 import tensorflow_text  # the preprocessors' ops
