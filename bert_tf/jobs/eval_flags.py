@@ -79,7 +79,7 @@ def eval_every(flag_values):
 def check_eval_flags(flag_values, training):
   """One-line InputErrors for inconsistent evaluation flags."""
   steps, epochs = eval_every(flag_values)
-  # Their ranges are checked with every flag's (`flag_ranges`).
+  # Their ranges are declared at their definitions (`flag_checks`).
   if steps is not None and epochs is not None:
     raise InputError(
       "give only one of --eval_every_steps and --eval_every_epochs"
