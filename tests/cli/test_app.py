@@ -47,9 +47,9 @@ def test_range_checks_hold_however_the_script_is_started(way):
   )
   assert result.returncode == 1, result.stderr[-2000:]
   errors = [l for l in result.stderr.splitlines() if l.startswith("ERROR")]
-  assert errors == ["ERROR: --eval_batch_size=0 must be >= 1"], result.stderr[
-    -2000:
-  ]
+  assert errors == ["ERROR: flag --eval_batch_size=0: must be >= 1"], (
+    result.stderr[-2000:]
+  )
   assert "Traceback" not in result.stderr
   assert not os.path.exists("/tmp/never")
 

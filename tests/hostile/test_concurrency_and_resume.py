@@ -17,6 +17,7 @@ import time
 
 import pytest
 
+from bert_tf.jobs.registry import TASKS
 from tests.conftest import REPO
 from tests.helpers.processes import run
 from tests.helpers.scripts import CLASSIFIER_EVAL
@@ -106,14 +107,16 @@ def test_a_second_run_on_a_locked_output_dir_fails_naming_the_holder(
 
 def test_every_training_script_locks_its_output_dir():
   # One call, where the output_dir is created (after the flag checks): in
-  # the script, or in the fine-tuning skeleton it runs through.
+  # the script's Job, or in the fine-tuning skeleton it runs through.
   skeleton = (REPO / "bert_tf" / "jobs" / "finetune.py").read_text()
   assert skeleton.count("make_output_dir(f.output_dir)") == 1
+  jobs = {t.script: t.job for t in TASKS.values()}
   for script in _SCRIPTS:
-    source = (REPO / script).read_text()
-    calls = source.count("make_output_dir(FLAGS.output_dir)")
-    assert calls == 1 or (calls == 0 and "finetune.run(" in source), script
-    assert "gfile.makedirs(FLAGS.output_dir)" not in source, script
+    job = jobs[script].rsplit(".", 1)[0].replace(".", "/") + ".py"
+    source = (REPO / job).read_text()
+    calls = source.count("make_output_dir(self.flags.output_dir)")
+    assert calls == 1 or (calls == 0 and "finetune.Job" in source), script
+    assert "gfile.makedirs(" not in source, script
 
 
 def _damage(path):
