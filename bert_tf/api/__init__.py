@@ -6,9 +6,10 @@
 
 `TextClassifier`, `SpanExtractor` (SQuAD), `TokenTagger` (NER) and
 `MultipleChoice` each wrap an exporter of `bert_tf/export/` (model,
-in-graph tokenizer, serving function) and the training scripts' Task;
-`base.TaskApi` holds what they share. The API sits above `bert_tf/cli/`
-(it reuses the scripts' step count and `fetch_model`), never imports
-data_prep, and so does SQuAD's and NER's windows in the graph, as the
-exporters do.
+in-graph tokenizer, serving function: `predict`) and the training scripts'
+Task; `fit` and `evaluate` run the scripts' own data path over in-memory
+examples (data_prep's readers, featurizers and windows; their results and
+metrics code), so `evaluate` returns what the script's eval_results file
+holds for the same examples and weights. `base.TaskApi` holds what they
+share.
 """

@@ -12,7 +12,8 @@ run folder the scripts resume and predict from (an engine checkpoint,
 
 A subclass names its exporter (`KIND`, also run_config.json's task) and
 says how its Python inputs become serving inputs (`_inputs`), training
-features (`_features`), results (`_results`) and metrics (`_metrics`).
+features (`_features`: the scripts' data_prep featurizer, with `tokenizer`),
+results (`_results`) and metrics (`_metrics`: the scripts' results code).
 """
 
 import os
@@ -27,6 +28,7 @@ from bert_tf.export import get_exporter
 from bert_tf.io_utils import InputError
 from bert_tf.io_utils import make_temp_dir
 from bert_tf.jobs import wiring
+from bert_tf.tokenizers.loading import load_tokenizer
 from bert_tf.training import checkpointing
 from bert_tf.training import inference
 from bert_tf.training import optimization
@@ -62,11 +64,19 @@ class TaskApi:
     self._optimizer = None
     self._inference_fns = {}
     self._signature = None
+    self._tokenizer = None
 
   @property
   def model(self):
     """The Keras task model (encoder + head)."""
     return self.exporter.model
+
+  @property
+  def tokenizer(self):
+    """The scripts' WordPiece tokenizer: data_prep featurizes with it."""
+    if self._tokenizer is None:
+      self._tokenizer = load_tokenizer(self.vocab_file, self.do_lower_case)
+    return self._tokenizer
 
   @classmethod
   def from_pretrained(
@@ -315,14 +325,3 @@ def strings(values, what):
   if bad:
     raise InputError("%s: texts must be strings, got %r" % (what, bad[0]))
   return np.array(values, dtype=object)
-
-
-def encode_in_batches(encode, inputs, size=256):
-  """Eager `encode(**tensors)` over `inputs` in slices -> numpy dict."""
-  names = list(inputs)
-  total = len(inputs[names[0]])
-  parts = [
-    encode(**{n: tf.constant(inputs[n][i : i + size]) for n in names})
-    for i in range(0, total, size)
-  ]
-  return {k: np.concatenate([p[k].numpy() for p in parts]) for k in parts[0]}

@@ -16,18 +16,21 @@ names (`labels=`; default "0".."N-1") or ids; `num_labels=1` is a
 regression (scores). `task_name=` a GLUE/XNLI task takes its label list and
 metrics (e.g. "mrpc": F1 too), so that `--task_name=MRPC` runs of the
 script read the run folder; otherwise the run is `--task_name=tsv
---labels=...`.
+--labels=...`. fit and evaluate featurize as run_classifier.py
+(data_prep/classifier's `convert_single_example`), and evaluate returns its
+eval_results.txt (`classifier_results.eval_results`).
 """
 
 import numpy as np
 
-from bert_tf.api.base import encode_in_batches
 from bert_tf.api.base import strings
 from bert_tf.api.base import TaskApi
 from bert_tf.export.classifier import TASK_LABELS
 from bert_tf.io_utils import InputError
 from bert_tf.tasks import classifier_results
 from bert_tf.tasks.classification import ClassificationTask
+from data_prep.classifier.example import InputExample
+from data_prep.classifier.features import convert_single_example
 
 
 class TextClassifier(TaskApi):
@@ -132,35 +135,58 @@ class TextClassifier(TaskApi):
       "text_b": strings([p[1] for p in x], "text_b"),
     }
 
-  def _label_ids(self, y, count):
+  def _label_names(self, y, count):
+    """The labels as run_classifier.py's examples hold them: label names
+    (ids mapped to theirs), or floats for a regression."""
     y = list(y)
     if len(y) != count:
       raise InputError("%d inputs but %d labels" % (count, len(y)))
     if self.labels is None:
-      return np.asarray(y, np.float32)
-    ids = {name: i for i, name in enumerate(self.labels)}
-    result = []
+      return [float(v) for v in np.asarray(y, np.float32)]
+    names = []
     for label in y:
-      if isinstance(label, (int, np.integer)) and 0 <= label < len(ids):
-        result.append(int(label))
-      elif str(label) in ids and not isinstance(label, (int, np.integer)):
-        result.append(ids[str(label)])
+      if isinstance(label, (int, np.integer)) and 0 <= label < len(self.labels):
+        names.append(self.labels[label])
+      elif str(label) in self.labels and not isinstance(
+        label, (int, np.integer)
+      ):
+        names.append(str(label))
       else:
         raise InputError(
           "label %r: not one of %s (or an id below %d)"
-          % (label, ",".join(self.labels), len(ids))
+          % (label, ",".join(self.labels), len(self.labels))
         )
-    return np.asarray(result, np.int32)
+    return names
 
   def _features(self, x, y):
     inputs = self._inputs(x)
     # The SavedModel takes text_b when the model was trained on pairs.
     self.exporter.options["text_b"] = "text_b" in inputs
-    features = encode_in_batches(self.exporter.encode, inputs)
     count = len(inputs["text_a"])
-    features["label_ids"] = self._label_ids(y, count)
-    features["is_real_example"] = np.ones([count], np.int32)
-    return features
+    text_b = inputs.get("text_b", [None] * count)
+    examples = [
+      InputExample("api-%d" % i, a, b, label)
+      for i, (a, b, label) in enumerate(
+        zip(inputs["text_a"], text_b, self._label_names(y, count))
+      )
+    ]
+    # run_classifier.py's featurizer (with its WordPiece tokenizer).
+    rows = [
+      convert_single_example(
+        e, self.labels, self.max_seq_length, self.tokenizer
+      )
+      for e in examples
+    ]
+    return {
+      "input_ids": np.array([r.input_ids for r in rows], np.int32),
+      "input_mask": np.array([r.input_mask for r in rows], np.int32),
+      "segment_ids": np.array([r.segment_ids for r in rows], np.int32),
+      "label_ids": np.array(
+        [r.label_id for r in rows],
+        np.float32 if self.labels is None else np.int32,
+      ),
+      "is_real_example": np.array([r.is_real_example for r in rows], np.int32),
+    }
 
   def _results(self, outputs):
     key = "predictions" if self.labels is None else "probabilities"

@@ -12,17 +12,20 @@ Example:
 
 An example is (context, endings) or (context, prefix, endings): each
 choice is `[CLS] context [SEP] prefix + " " + ending [SEP]`, as the script
-packs SWAG's sent1, sent2 and endings. Labels are the right ending's index.
+packs SWAG's sent1, sent2 and endings (data_prep/multiple_choice's
+`convert_example` featurizes fit's and evaluate's examples). Labels are the
+right ending's index.
 """
 
 import numpy as np
 
-from bert_tf.api.base import encode_in_batches
 from bert_tf.api.base import strings
 from bert_tf.api.base import TaskApi
 from bert_tf.io_utils import InputError
 from bert_tf.tasks import classifier_results
 from bert_tf.tasks.multiple_choice import MultipleChoiceTask
+from data_prep.multiple_choice.examples import MultipleChoiceExample
+from data_prep.multiple_choice.features import convert_example
 
 
 class MultipleChoice(TaskApi):
@@ -93,7 +96,6 @@ class MultipleChoice(TaskApi):
 
   def _features(self, x, y):
     inputs = self._inputs(x)
-    features = encode_in_batches(self.exporter.encode_choices, inputs)
     y = np.asarray(list(y))
     count = len(inputs["context"])
     if (
@@ -105,9 +107,25 @@ class MultipleChoice(TaskApi):
         "labels: need %d ending indices in [0, %d), got %r"
         % (count, self.num_choices, y.tolist()[:5])
       )
-    features["label_ids"] = y.astype(np.int32)
-    features["is_real_example"] = np.ones([count], np.int32)
-    return features
+    rows = [
+      convert_example(
+        MultipleChoiceExample(
+          "api-%d" % i, context, prefix, list(endings), int(label)
+        ),
+        self.max_seq_length,
+        self.tokenizer,
+      )
+      for i, (context, prefix, endings, label) in enumerate(
+        zip(inputs["context"], inputs["prefix"], inputs["endings"], y)
+      )
+    ]
+    return {
+      "input_ids": np.array([r.input_ids for r in rows], np.int32),
+      "input_mask": np.array([r.input_mask for r in rows], np.int32),
+      "segment_ids": np.array([r.segment_ids for r in rows], np.int32),
+      "label_ids": np.array([r.label_id for r in rows], np.int32),
+      "is_real_example": np.array([r.is_real_example for r in rows], np.int32),
+    }
 
   def _results(self, outputs):
     return np.concatenate([part["probabilities"] for part in outputs])

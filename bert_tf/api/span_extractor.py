@@ -6,30 +6,76 @@ Example:
     x = [("Who wrote it?", "It was written by Ann Lee in 1990.")]
     squad.fit(x, [("Ann Lee", 18)], epochs=2, batch_size=1)
     squad.predict(x)              # ["ann lee"]
-    squad.evaluate(x, [("Ann Lee", 18)])   # eval_loss over the windows
+    squad.evaluate(x, [("Ann Lee", 18)])   # exact_match, f1 (+ eval_loss)
     squad.save_run("/tmp/squad_run")       # run_squad.py reads it
 
 An example is (question, context); a label is (answer text, its character
 offset in the context), or None for "no answer" (SQuAD 2.0,
-`version_2_with_negative=True`). Features are the exporter's in-graph
-doc-stride windows; an answer's pieces are its words' pieces narrowed to
-the answer text's own tokenization (the original `_improve_answer_span`),
-and a window that does not hold the answer points at [CLS], as
-run_squad.py trains. Prediction is the exporter's n-best search; the
-official EM / F1 are data_prep/squad's (`run_squad.py --do_predict`).
+`version_2_with_negative=True`). fit and evaluate run run_squad.py's data
+path on `squad_data(x, y)`, the SQuAD JSON of the examples: its example
+reader (character offsets -> words; an answer not found in its context is
+not trained on), its doc-stride featurizer, and for evaluate its n-best
+post-processing of the logits and the official evaluation, so that
+`evaluate` returns eval_results.json's metrics. Prediction is the
+exporter's in-graph n-best search.
 """
 
-import bisect
-
 import numpy as np
-import tensorflow as tf
 
 from bert_tf.api.base import strings
 from bert_tf.api.base import TaskApi
 from bert_tf.io_utils import InputError
 from bert_tf.tasks.squad import SquadTask
+from data_prep.squad import evaluation as squad_evaluation
+from data_prep.squad import postprocess as squad_postprocess
+from data_prep.squad.example import data_examples
+from data_prep.squad.features import convert_examples_to_features
 
 _SEQUENCE = ("doc_stride", "max_query_length")
+_SOURCE = "inputs"  # how errors name the examples
+
+
+def _pairs(x):
+  """(questions, contexts) of a list of (question, context) pairs."""
+  if isinstance(x, (str, bytes)) or any(
+    not isinstance(e, (tuple, list)) or len(e) != 2 for e in x
+  ):
+    raise InputError("inputs: a list of (question, context) pairs")
+  return (
+    strings([e[0] for e in x], "question"),
+    strings([e[1] for e in x], "context"),
+  )
+
+
+def squad_data(x, y, version_2_with_negative=False):
+  """The SQuAD JSON "data" list of labelled (question, context) pairs: a
+  paragraph per pair, question ids "0", "1", ... As a --predict_file
+  ({"version": ..., "data": ...}) run_squad.py scores what `evaluate` does.
+  """
+  questions, contexts = _pairs(x)
+  y = list(y)
+  if len(y) != len(questions):
+    raise InputError("%d inputs but %d answers" % (len(questions), len(y)))
+  paragraphs = []
+  for i, answer in enumerate(y):
+    qa = {"id": str(i), "question": questions[i]}
+    if answer is None:
+      if not version_2_with_negative:
+        raise InputError(
+          "answer %d is None: no-answer labels need "
+          "version_2_with_negative=True" % i
+        )
+      qa["answers"] = []
+    elif isinstance(answer, (tuple, list)) and len(answer) == 2:
+      qa["answers"] = [{"text": answer[0], "answer_start": answer[1]}]
+    else:
+      raise InputError(
+        "answer %r: not (text, character offset) or None" % (answer,)
+      )
+    if version_2_with_negative:
+      qa["is_impossible"] = answer is None
+    paragraphs.append({"context": contexts[i], "qas": [qa]})
+  return [{"title": _SOURCE, "paragraphs": paragraphs}]
 
 
 class SpanExtractor(TaskApi):
@@ -64,99 +110,119 @@ class SpanExtractor(TaskApi):
     return SquadTask(self.config, self.max_seq_length)
 
   def _inputs(self, x):
-    if isinstance(x, (str, bytes)) or any(
-      not isinstance(e, (tuple, list)) or len(e) != 2 for e in x
-    ):
-      raise InputError("inputs: a list of (question, context) pairs")
+    questions, contexts = _pairs(x)
     self.config.check_segments(True, "inputs")
-    return {
-      "question": strings([e[0] for e in x], "question"),
-      "context": strings([e[1] for e in x], "context"),
-    }
+    return {"question": questions, "context": contexts}
 
-  def _answer_tokens(self, doc, y):
-    """Per example (first, last) context piece of its answer, or None."""
-    y = list(y)
-    if len(y) != len(doc["words"]):
-      raise InputError("%d inputs but %d answers" % (len(doc["words"]), len(y)))
-    texts = [a[0] if a else "" for a in y]
-    answer_ids = self.exporter.tokenizer(tf.constant(texts or [""])).to_list()
-    spans = []
-    for i, answer in enumerate(y):
-      if answer is None:
-        spans.append(None)
-        continue
-      if not isinstance(answer, (tuple, list)) or len(answer) != 2:
-        raise InputError(
-          "answer %r: not (text, character offset) or None" % (answer,)
-        )
-      text, offset = answer
-      starts = doc["word_starts"][i]
-      if not text.strip() or not starts or not 0 <= offset < 1 << 31:
-        raise InputError("answer %r: empty, or no context" % (answer,))
-      first = bisect.bisect_right(starts, offset) - 1
-      last = bisect.bisect_right(starts, offset + len(text) - 1) - 1
-      words = doc["token_words"][i]
-      start = words.index(max(first, 0))
-      end = len(words) - 1 - words[::-1].index(last)
-      spans.append(_improve(doc["ids"][i], start, end, answer_ids[i]))
-    return spans
+  @property
+  def _v2(self):
+    return self.sequence["version_2_with_negative"]
+
+  def _examples(self, data, is_training):
+    """run_squad.py's SquadExamples of `data` (training: with answers)."""
+    return data_examples(data, _SOURCE, is_training, self._v2)[0]
+
+  def _squad_features(self, examples, is_training):
+    """run_squad.py's InputFeatures (doc-stride windows) of `examples`."""
+    self.config.check_segments(True, "inputs")
+    features = []
+    convert_examples_to_features(
+      examples,
+      self.tokenizer,
+      self.max_seq_length,
+      self.sequence["doc_stride"],
+      self.sequence["max_query_length"],
+      is_training,
+      features.append,
+    )
+    return features
 
   def _features(self, x, y):
-    inputs = self._inputs(x)
-    doc, windows, features = self.exporter.encode_windows(
-      **{k: tf.constant(v) for k, v in inputs.items()}
-    )
-    doc = {
-      k: doc[k].to_list()
-      for k in ("word_starts", "token_words", "ids", "words")
-    }
-    spans = self._answer_tokens(doc, y)
-    windows = {
-      k: windows[k].numpy()
-      for k in ("example", "start", "length", "query_length")
-    }
-    positions = np.zeros([len(windows["example"]), 2], np.int32)
-    for w, example in enumerate(windows["example"]):
-      span, start = spans[example], windows["start"][w]
-      if span and start <= span[0] and span[1] < start + windows["length"][w]:
-        positions[w] = np.array(span) - start + windows["query_length"][w] + 2
-    features = {k: v.numpy() for k, v in features.items()}
-    features["start_positions"] = positions[:, 0]
-    features["end_positions"] = positions[:, 1]
-    return features
+    examples = self._examples(squad_data(x, y, self._v2), True)
+    if not examples:
+      raise InputError("no answer of the inputs was found in its context")
+    return _arrays(self._squad_features(examples, True), True)
 
   def _results(self, outputs):
     return [a.decode() for part in outputs for a in part["answer"]]
 
-  def _metrics(self, rows, batch_size):
-    del batch_size  # a mean over windows
-    start = np.stack([r["start_logits"] for r in rows])
-    end = np.stack([r["end_logits"] for r in rows])
-    loss = self.task.loss(
-      {
-        "start_positions": np.array([r["start_positions"] for r in rows]),
-        "end_positions": np.array([r["end_positions"] for r in rows]),
-      },
-      {"start_logits": start, "end_logits": end},
-    )
-    return {"eval_loss": float(loss), "global_step": self.global_step}
-
   def evaluate(self, x, y, batch_size=8):
-    """The mean span loss over the windows (see the module docstring)."""
-    return self._metrics(
-      self._rows(
-        self._features(x, y), batch_size, ("start_positions", "end_positions")
-      ),
-      batch_size,
+    """eval_results.json of run_squad.py --do_predict on these examples
+    (v1: exact_match, f1; v2: exact, f1, HasAns_* / NoAns_*, best_*), plus
+    eval_loss (the mean span loss over the windows of the answers found in
+    their context) and global_step."""
+    data = squad_data(x, y, self._v2)
+    training = self._examples(data, True)  # also checks the answers
+    examples = self._examples(data, False)
+    features = self._squad_features(examples, False)
+    rows = {
+      int(row["unique_ids"]): row
+      for row in self._rows(
+        _arrays(features, False), batch_size, ("unique_ids",)
+      )
+    }
+    # tolist(): the float32 values as Python floats, as run_squad.py has them.
+    results = [
+      squad_postprocess.RawResult(
+        uid, row["start_logits"].tolist(), row["end_logits"].tolist()
+      )
+      for uid, row in rows.items()
+    ]
+    options = self.exporter.options
+    predictions = squad_postprocess.compute_predictions(
+      examples,
+      features,
+      results,
+      options["n_best_size"],
+      options["max_answer_length"],
+      self.do_lower_case,
+      self._v2,
+      options["null_score_diff_threshold"],
     )
+    metrics = squad_evaluation.evaluate_predictions(data, predictions, self._v2)
+    loss = self._loss(training, features, rows)
+    if loss is not None:
+      metrics["eval_loss"] = loss
+    metrics["global_step"] = self.global_step
+    return metrics
+
+  def _loss(self, training, features, rows):
+    """The span loss of the eval windows that have training labels (the
+    same windows: the training features of the same questions)."""
+    labels = {
+      (f.qas_id, f.doc_span_index): (f.start_position, f.end_position)
+      for f in self._squad_features(training, True)
+    }
+    keys = [(f.qas_id, f.doc_span_index) for f in features]
+    picked = [
+      (labels[key], rows[f.unique_id])
+      for key, f in zip(keys, features)
+      if key in labels
+    ]
+    if not picked:
+      return None
+    positions = np.array([p for p, _ in picked], np.int32)
+    loss = self.task.loss(
+      {"start_positions": positions[:, 0], "end_positions": positions[:, 1]},
+      {
+        "start_logits": np.stack([r["start_logits"] for _, r in picked]),
+        "end_logits": np.stack([r["end_logits"] for _, r in picked]),
+      },
+    )
+    return float(loss)
 
 
-def _improve(doc_ids, start, end, answer_ids):
-  """The original `_improve_answer_span`: the tightest piece span within
-  [start, end] that is exactly the answer's own tokenization."""
-  for new_start in range(start, end + 1):
-    for new_end in range(end, new_start - 1, -1):
-      if doc_ids[new_start : new_end + 1] == answer_ids:
-        return new_start, new_end
-  return start, end
+def _arrays(features, is_training):
+  """{feature: numpy array} of InputFeatures, as SquadTask reads them."""
+  arrays = {
+    "unique_ids": np.array([f.unique_id for f in features], np.int64),
+    "input_ids": np.array([f.input_ids for f in features], np.int32),
+    "input_mask": np.array([f.input_mask for f in features], np.int32),
+    "segment_ids": np.array([f.segment_ids for f in features], np.int32),
+  }
+  if is_training:
+    for name in ("start_position", "end_position"):
+      arrays[name + "s"] = np.array(
+        [getattr(f, name) for f in features], np.int32
+      )
+  return arrays

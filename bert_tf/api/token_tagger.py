@@ -11,24 +11,24 @@ Example:
     tagger.save_run("/tmp/ner_run")         # run_ner.py reads it
 
 Inputs are texts (split at white space) or word lists; results and labels
-are one IOB2 tag per word. Prediction is the exporter's: run_ner.py's
-overlapping windows, each word from its first piece in its max-context
-window. Training features put a word's tag on its first piece; a sentence
-longer than max_seq_length - 2 pieces is cut into consecutive windows of
-whole words (run_ner.py's windows overlap, for context).
+are one IOB2 tag per word. fit and evaluate use run_ner.py's windows
+(data_prep/ner's Featurizer: a word's tag on its first piece, long
+sentences in overlapping windows, each word trained and predicted once) and
+evaluate its results (`data_prep.ner.evaluation.tag_results`, as
+eval_results.txt). Each input is a sentence of its own document. Prediction
+is the exporter's, over the same windows.
 """
 
 import numpy as np
-from seqeval.metrics import f1_score
-from seqeval.metrics import precision_score
-from seqeval.metrics import recall_score
-import tensorflow as tf
 
 from bert_tf.api.base import strings
 from bert_tf.api.base import TaskApi
-from bert_tf.export.base import vocab_tokens
 from bert_tf.io_utils import InputError
 from bert_tf.tasks.tagging import TaggingTask
+from data_prep.ner import conll
+from data_prep.ner import evaluation
+from data_prep.ner.features import Featurizer
+from data_prep.ner.records import window_values
 
 
 class TokenTagger(TaskApi):
@@ -97,60 +97,45 @@ class TokenTagger(TaskApi):
     del names  # always word lists
     return self.exporter.serve_words, {"words": [None, None]}
 
-  def _features(self, x, y):
+  def _windows(self, x, y):
+    """(Sentences, run_ner.py's Windows of them) of labelled inputs."""
     words, tags = self._words(x), [list(t) for t in y]
-    ids = {label: i for i, label in enumerate(self.labels)}
+    if len(words) != len(tags):
+      raise InputError("%d inputs but %d tag lists" % (len(words), len(tags)))
+    known = set(self.labels)
     for sentence, sentence_tags in zip(words, tags):
       if len(sentence) != len(sentence_tags):
         raise InputError(
           "%d words but %d tags: %r"
           % (len(sentence), len(sentence_tags), sentence)
         )
-      bad = [t for t in sentence_tags if t not in ids]
+      bad = [t for t in sentence_tags if t not in known]
       if bad:
         raise InputError(
           "tag %r: not one of labels=%s" % (bad[0], ",".join(self.labels))
         )
-    if len(words) != len(tags):
-      raise InputError("%d inputs but %d tag lists" % (len(words), len(tags)))
-    unk = vocab_tokens(self.vocab_file).index("[UNK]")
-    capacity = self.max_seq_length - 2
-    pieces = self.exporter.tokenizer(
-      tf.constant([w for s in words for w in s])
-    ).to_list()
-    windows, at = [], 0
-    for sentence_tags in tags:
-      window = ([], [])
-      for tag in sentence_tags:
-        word = pieces[at][:capacity] or [unk]
-        at += 1
-        if len(window[0]) + len(word) > capacity:
-          windows.append(window)
-          window = ([], [])
-        window[0].extend(word)
-        window[1].extend([ids[tag]] + [-1] * (len(word) - 1))
-      windows.append(window)
-    return self._pack(windows)
+    sentences = [
+      conll.Sentence(w, t, i, list(range(1, len(w) + 1)), "inputs[%d]" % i)
+      for i, (w, t) in enumerate(zip(words, tags))
+    ]
+    # document_context is the exporter's serving choice; run_ner.py records
+    # none in its run, and each input is its own document here.
+    featurizer = Featurizer(self.tokenizer, self.labels, self.max_seq_length)
+    return sentences, featurizer.windows(sentences)
 
-  def _pack(self, windows):
-    """[CLS] pieces [SEP], zero-padded; a tag (weight 1) on first pieces."""
-    length = self.max_seq_length
-    features = {
-      k: np.zeros([len(windows), length], np.int32)
-      for k in ("input_ids", "input_mask", "segment_ids", "label_ids")
-    }
-    features["label_weights"] = np.zeros([len(windows), length], np.float32)
-    tokenizer = self.exporter.tokenizer
-    for row, (ids, labels) in enumerate(windows):
-      n = len(ids) + 2
-      features["input_ids"][row, :n] = (
-        [tokenizer.cls_id] + ids + [tokenizer.sep_id]
+  def _features(self, x, y):
+    return self._arrays(self._windows(x, y)[1])
+
+  def _arrays(self, windows):
+    """{feature: numpy array} of Windows, as their records hold them."""
+    values = [window_values(w, self.max_seq_length) for w in windows]
+    return {
+      name: np.array(
+        [v[name] for v in values],
+        np.float32 if name == "label_weights" else np.int32,
       )
-      features["input_mask"][row, :n] = 1
-      labels = np.array([-1] + labels + [-1])
-      features["label_ids"][row, :n] = np.maximum(labels, 0)
-      features["label_weights"][row, :n] = labels >= 0
-    return features
+      for name in values[0]
+    }
 
   def _results(self, outputs):
     return [
@@ -160,18 +145,11 @@ class TokenTagger(TaskApi):
     ]
 
   def evaluate(self, x, y, batch_size=8):
-    """run_ner.py's entity-level micro precision / recall / F1 (seqeval,
-    as conlleval) and eval_loss."""
-    gold = [list(t) for t in y]
-    predicted = self.predict(x, batch_size)
-    rows = self._rows(self._features(x, y), batch_size, ("label_weights",))
-    return {
-      "eval_precision": float(precision_score(gold, predicted)),
-      "eval_recall": float(recall_score(gold, predicted)),
-      "eval_f1": float(f1_score(gold, predicted)),
-      "eval_loss": float(
-        np.sum([r["loss_sum"] for r in rows])
-        / max(np.sum([r["label_weights"] for r in rows]), 1.0)
-      ),
-      "global_step": self.global_step,
-    }
+    """run_ner.py's eval_results.txt: entity-level micro precision / recall
+    / F1 and per entity type (seqeval, as conlleval), eval_loss and
+    global_step."""
+    sentences, windows = self._windows(x, y)
+    rows = self._rows(self._arrays(windows), batch_size, ("label_weights",))
+    return evaluation.tag_results(
+      windows, rows, sentences, self.labels, "eval", self.global_step
+    )[1]

@@ -10,11 +10,14 @@ Example:
                      sentences, labels)
     results = entity_metrics([s.tags for s in sentences], tags, "eval")
     results["eval_f1"], results["eval_f1_PER"]
+    # eval_results.txt: the same and eval_loss, global_step.
+    tags, results = tag_results(windows, rows, sentences, labels, "eval", 343)
     lines = prediction_lines(sentences, tags)  # "EU B-ORG B-ORG\\n", ...
 """
 
 import warnings
 
+import numpy as np
 from seqeval.metrics import classification_report
 
 _AVERAGES = ("micro avg", "macro avg", "weighted avg")
@@ -60,6 +63,30 @@ def entity_metrics(gold, predicted, prefix):
     results[prefix + "_recall" + suffix] = float(row["recall"])
     results[prefix + "_f1" + suffix] = float(row["f1-score"])
   return results
+
+
+def tag_results(windows, rows, sentences, labels, prefix, global_step):
+  """(each sentence's predicted tags, results) of a split: `entity_metrics`,
+  `prefix_loss` (the weighted mean token loss) and `global_step`; results
+  None for sentences without tags.
+
+  Args:
+    windows: the featurized Windows, in record order.
+    rows: per window, the model's `predictions` and `loss_sum` and the
+      window's `label_weights`.
+    sentences, labels: as `word_tags`.
+    prefix: "eval" or "test".
+    global_step: the model's training step.
+  """
+  tags = word_tags(windows, [r["predictions"] for r in rows], sentences, labels)
+  if sentences[0].tags is None:
+    return tags, None
+  results = entity_metrics([s.tags for s in sentences], tags, prefix)
+  results[prefix + "_loss"] = np.sum([r["loss_sum"] for r in rows]) / max(
+    np.sum([r["label_weights"] for r in rows]), 1.0
+  )
+  results["global_step"] = global_step
+  return tags, results
 
 
 def metric_names(labels, prefix):

@@ -11,21 +11,27 @@ from bert_tf.records.task_schemas import tagging_schema
 from bert_tf.records.tfrecord_file import write_tfrecord_file
 
 
+def window_values(window, max_seq_length):
+  """The record's values of one window, zero-padded to max_seq_length."""
+  length = len(window.input_ids)
+  padding = [0] * (max_seq_length - length)
+  return {
+    "input_ids": window.input_ids + padding,
+    "input_mask": [1] * length + padding,
+    "segment_ids": [0] * max_seq_length,
+    "label_ids": window.label_ids + padding,
+    "label_weights": window.label_weights + padding,
+  }
+
+
 def window_record(window, max_seq_length):
   """The serialized tf.train.Example of one window (the only encoder of
   the record layout)."""
-  length = len(window.input_ids)
-  padding = [0] * (max_seq_length - length)
+  values = window_values(window, max_seq_length)
   # Mask and segment values are 0/1: their varints are the bytes themselves.
-  return tagging_schema(max_seq_length).encode(
-    {
-      "input_ids": window.input_ids + padding,
-      "input_mask": bytes([1] * length + padding),
-      "segment_ids": bytes(max_seq_length),
-      "label_ids": window.label_ids + padding,
-      "label_weights": window.label_weights + padding,
-    }
-  )
+  values["input_mask"] = bytes(values["input_mask"])
+  values["segment_ids"] = bytes(values["segment_ids"])
+  return tagging_schema(max_seq_length).encode(values)
 
 
 def write_windows(path, windows, max_seq_length):

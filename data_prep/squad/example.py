@@ -184,14 +184,15 @@ def _paragraph_examples(
     yield example
 
 
-def load_squad_examples(input_file, is_training, version_2_with_negative):
-  """Returns (examples, skipped_ids): skipped = "could not find answer"."""
-  data = load_squad_json(input_file)
+def data_examples(data, source, is_training, version_2_with_negative):
+  """(examples, skipped_ids) of a SQuAD "data" list (`load_squad_json`'s,
+  or built in memory); `source` names it in errors. skipped = "could not
+  find answer"."""
   examples = []
   skipped = []
   seen_ids = set()
   for a_index, article in enumerate(data):
-    a_where = "%s data[%d]" % (input_file, a_index)
+    a_where = "%s data[%d]" % (source, a_index)
     for p_index, paragraph in enumerate(
       _get(article, "paragraphs", list, a_where)
     ):
@@ -199,7 +200,7 @@ def load_squad_examples(input_file, is_training, version_2_with_negative):
       examples.extend(
         _paragraph_examples(
           paragraph,
-          input_file,
+          source,
           p_where,
           is_training,
           version_2_with_negative,
@@ -208,6 +209,16 @@ def load_squad_examples(input_file, is_training, version_2_with_negative):
         )
       )
   return examples, skipped
+
+
+def load_squad_examples(input_file, is_training, version_2_with_negative):
+  """Returns (examples, skipped_ids): skipped = "could not find answer"."""
+  return data_examples(
+    load_squad_json(input_file),
+    input_file,
+    is_training,
+    version_2_with_negative,
+  )
 
 
 def _warn(*args):
