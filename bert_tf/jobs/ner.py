@@ -9,7 +9,6 @@ import os
 import random
 
 from absl import logging
-import numpy as np
 
 from bert_tf.io_utils import atomic_output
 from bert_tf.io_utils import InputError
@@ -181,25 +180,14 @@ class TaggingJob(finetune.Job):
 
   def _tag(self, trainer, split):
     """(word tags, metrics or None without gold tags) of `split`."""
-    rows = self.predict_rows(trainer, split, ("label_weights",))
-    sentences = self.examples[split]
-    tags = evaluation.word_tags(
+    return evaluation.tag_results(
       self.windows[split],
-      [r["predictions"] for r in rows],
-      sentences,
+      self.predict_rows(trainer, split, ("label_weights",)),
+      self.examples[split],
       self.labels,
+      _FILES[split][2],
+      trainer.global_step,
     )
-    if not conll.is_labelled(sentences):
-      return tags, None
-    prefix = _FILES[split][2]
-    results = evaluation.entity_metrics(
-      [s.tags for s in sentences], tags, prefix
-    )
-    results[prefix + "_loss"] = np.sum([r["loss_sum"] for r in rows]) / max(
-      np.sum([r["label_weights"] for r in rows]), 1.0
-    )
-    results["global_step"] = trainer.global_step
-    return tags, results
 
   def eval_results(self, trainer):
     return self._tag(trainer, "dev")[1]
