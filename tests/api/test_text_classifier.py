@@ -3,7 +3,9 @@ save_run read by run_classifier.py and by from_pretrained, export read by
 tf.saved_model.load, and the one-line errors.
 
 The model is fine-tuned once per module (a few steps on paraphrase-like
-pairs: label 1 when text_b repeats text_a)."""
+pairs: label 1 when text_b repeats text_a); the tests that use it are
+`process` tests. Loading a HuggingFace folder and the errors before any
+download need no training: they run in `make test-fast`."""
 
 import keras
 import numpy as np
@@ -14,8 +16,6 @@ import bert_tf
 from bert_tf.io_utils import InputError
 from tests.helpers import processes
 from tests.helpers.hf_models import tiny_hf_model
-
-pytestmark = pytest.mark.process  # trains end to end in this process
 
 _PAIRS = [
   ("the cat sat", "the cat sat"),
@@ -41,6 +41,7 @@ def trained(tiny_folder):
   return clf, before, history
 
 
+@pytest.mark.process  # fine-tunes the module's model
 def test_fit_lowers_the_loss_with_the_original_schedule(trained):
   clf, before, history = trained
   after = clf.evaluate(_PAIRS, _LABELS)
@@ -53,6 +54,7 @@ def test_fit_lowers_the_loss_with_the_original_schedule(trained):
   assert history[-1]["learning_rate"] == pytest.approx(0.0, abs=1e-9)
 
 
+@pytest.mark.process  # fine-tunes the module's model
 def test_predict_is_one_row_per_input_in_order(trained):
   clf = trained[0]
   inputs = [_PAIRS[0], _PAIRS[1], ("a dog", "a dog"), _PAIRS[0]]
@@ -68,6 +70,7 @@ def test_predict_is_one_row_per_input_in_order(trained):
   assert clf.predict(["the cat sat"]).shape == (1, 2)
 
 
+@pytest.mark.process  # fine-tunes the module's model
 def test_save_run_is_read_by_from_pretrained_and_export(trained, tmp_path):
   clf = trained[0]
   run = clf.save_run(str(tmp_path / "run"))
@@ -92,6 +95,7 @@ def test_save_run_is_read_by_from_pretrained_and_export(trained, tmp_path):
     clf.save_run(run)
 
 
+@pytest.mark.process  # fine-tunes, then starts run_classifier.py
 def test_run_classifier_predicts_from_the_saved_run(trained, tmp_path):
   clf = trained[0]
   run = clf.save_run(str(tmp_path / "run"))
@@ -121,6 +125,7 @@ def test_run_classifier_predicts_from_the_saved_run(trained, tmp_path):
   np.testing.assert_allclose(scores, clf.predict(_PAIRS[:4]), atol=1e-5)
 
 
+@pytest.mark.process  # fine-tunes the module's model
 def test_bad_inputs_are_one_line_input_errors(trained):
   clf = trained[0]
   with pytest.raises(InputError, match="all texts or all"):
