@@ -13,23 +13,30 @@ import os
 import subprocess
 import sys
 
-# Each request: {input name: list (nested for wrong shapes) of str, or of
-# {"b64": ...} for raw bytes}; each answer: {output: nested list} or
-# {"error": "<exception class>: <message>"}. The process keeps serving
-# after a failed request, which the caller can check.
-_CHILD = r"""
+# The first lines of every serving child: bert_tf cannot be imported there
+# (the venv has it installed, so the child blocks it and checks that).
+WITHOUT_BERT_TF = r"""
 import sys
 class NoProject:  # a serving process has no bert_tf (installed here: -e .)
   def find_spec(self, name, path=None, target=None):
     if name.split(".")[0] in ("bert_tf", "data_prep"):
       raise ImportError("not in a serving process: " + name)
 sys.meta_path.insert(0, NoProject())
-import base64, importlib.util, json, sys
 try:
   import bert_tf
   raise AssertionError("bert_tf is importable")
 except ImportError:
   pass
+"""
+
+# Each request: {input name: list (nested for wrong shapes) of str, or of
+# {"b64": ...} for raw bytes}; each answer: {output: nested list} or
+# {"error": "<exception class>: <message>"}. The process keeps serving
+# after a failed request, which the caller can check.
+_CHILD = (
+  WITHOUT_BERT_TF
+  + r"""
+import base64, json
 import tensorflow as tf
 import tensorflow_text  # registers the tokenizer ops
 def value(x):
@@ -53,6 +60,7 @@ for request in json.load(sys.stdin):
 print(json.dumps({"answers": answers,
                   "bert_tf_loaded": "bert_tf" in sys.modules}))
 """
+)
 
 
 def raw_bytes(data):

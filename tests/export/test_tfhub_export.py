@@ -21,23 +21,15 @@ CKPT_A = GOLDEN / "encoder" / "ckpt_a" / "bert_model.ckpt"
 VOCAB = GOLDEN / "encoder" / "vocab_small.txt"
 
 # Runs in a fresh `python -I` without bert_tf; prints one JSON line.
-_CHILD_PRELUDE = r"""
-import sys
-class NoProject:  # a serving process has no bert_tf (installed here: -e .)
-  def find_spec(self, name, path=None, target=None):
-    if name.split(".")[0] in ("bert_tf", "data_prep"):
-      raise ImportError("not in a serving process: " + name)
-sys.meta_path.insert(0, NoProject())
-import importlib.util, json, sys
-try:
-  import bert_tf
-  raise AssertionError("bert_tf is importable")
-except ImportError:
-  pass
+_CHILD_PRELUDE = (
+  standalone.WITHOUT_BERT_TF
+  + r"""
+import json, sys
 import numpy as np
 import tensorflow as tf
 import tensorflow_text  # the preprocessors' ops
 """
+)
 
 # Our preprocessor + encoder on the golden texts, and Model Garden's own
 # preprocessor's `tokenize` for comparison.
