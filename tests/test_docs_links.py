@@ -26,15 +26,33 @@ from tests.conftest import REPO
 
 # Top-level folders: a backticked path starting with one of them is a path
 # from the repository root.
-_TOP_FOLDERS = ("benchmarks", "bert_tf", "data_prep", "docs", "examples",
-                "tests")
+_TOP_FOLDERS = (
+  "benchmarks",
+  "bert_tf",
+  "data_prep",
+  "docs",
+  "examples",
+  "tests",
+)
 # Packages whose modules `python -m` must find in the repository; other
 # modules (`pip`, `build`, `pytest`) are third-party.
 _PACKAGES = ("benchmarks", "bert_tf", "data_prep")
 # Suffixes of repository files; a dotted last component without one is a
 # module attribute (`data_prep/pretraining/shards.build_shard`).
-_FILE_SUFFIXES = (".py", ".md", ".sh", ".json", ".txt", ".png", ".toml",
-                  ".ini", ".cfg", ".csv", ".tsv", ".jsonl")
+_FILE_SUFFIXES = (
+  ".py",
+  ".md",
+  ".sh",
+  ".json",
+  ".txt",
+  ".png",
+  ".toml",
+  ".ini",
+  ".cfg",
+  ".csv",
+  ".tsv",
+  ".jsonl",
+)
 # Spans that are not repository paths: placeholders (`<run>/...`,
 # `models/<owner>--<name>`, `$BERT_DIR/...`, `~/.cache/...`, `...`), globs
 # (`run_*.py`, `tasks/*`), calls and lists (`cli/quiet.quiet_tensorflow()`,
@@ -52,8 +70,11 @@ _INLINE_CODE = re.compile(r"`([^`]+)`")
 _LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
-_MAKE_TARGET = re.compile(r"^([A-Za-z0-9][^:=\s]*(?:[ \t]+[^:=\s]+)*)[ \t]*:"
-                          r"(?!=)", re.M)
+_MAKE_TARGET = re.compile(
+  r"^([A-Za-z0-9][^:=\s]*(?:[ \t]+[^:=\s]+)*)[ \t]*:"
+  r"(?!=)",
+  re.M,
+)
 
 
 def _pages():
@@ -100,8 +121,9 @@ def _repo_files(repo):
   """Every file of the repository, as paths relative to it."""
   files = set()
   for folder, subfolders, names in os.walk(repo):
-    subfolders[:] = [s for s in subfolders
-                     if not s.startswith(".") and s != "__pycache__"]
+    subfolders[:] = [
+      s for s in subfolders if not s.startswith(".") and s != "__pycache__"
+    ]
     relative = pathlib.Path(folder).relative_to(repo).as_posix()
     for name in names:
       files.add(name if relative == "." else "%s/%s" % (relative, name))
@@ -115,8 +137,12 @@ def _path_problem(span, repo, files):
   if path.startswith("-") and "=" in path:  # --flag=path
     path = path.split("=", 1)[1]
   path = path.strip("'\"").split("::")[0]  # tests/x.py::test_y
-  if (not path or _NOT_A_PATH.search(path) or _SCHEME.match(path) or
-      path.startswith(_OUTSIDE)):
+  if (
+    not path
+    or _NOT_A_PATH.search(path)
+    or _SCHEME.match(path)
+    or path.startswith(_OUTSIDE)
+  ):
     return None
   last = path.rstrip("/").rsplit("/", 1)[-1]
   if path.split("/")[0] in _TOP_FOLDERS and "/" in path:
@@ -125,7 +151,7 @@ def _path_problem(span, repo, files):
     elif last.endswith(_FILE_SUFFIXES) or "." not in last:
       found = (repo / path).exists()
     else:  # folder/module.attribute
-      module = path[:len(path) - len(last)] + last.split(".")[0] + ".py"
+      module = path[: len(path) - len(last)] + last.split(".")[0] + ".py"
       found = (repo / module).is_file()
   elif last.endswith((".py", ".sh")):
     # A script at the root (`run_squad.py`) or a path inside a package
@@ -138,8 +164,7 @@ def _path_problem(span, repo, files):
 
 def _module_exists(module, repo):
   path = repo.joinpath(*module.split("."))
-  return (path.with_suffix(".py").is_file() or
-          (path / "__main__.py").is_file())
+  return path.with_suffix(".py").is_file() or (path / "__main__.py").is_file()
 
 
 def _make_targets(repo):
@@ -171,22 +196,33 @@ def _command_problems(line, repo, fenced):
     if re.search(r"(^|/)python3?$", program):
       if first == "-m" and len(arguments) > 1:
         module = arguments[1]  # a placeholder: `python -m data_prep.*`
-        if (re.fullmatch(r"[\w.]+", module) and
-            module.split(".")[0] in _PACKAGES and
-            not _module_exists(module, repo)):
+        if (
+          re.fullmatch(r"[\w.]+", module)
+          and module.split(".")[0] in _PACKAGES
+          and not _module_exists(module, repo)
+        ):
           problems.append("no such module: python -m %s" % module)
-      elif (first.endswith(".py") and not _NOT_A_PATH.search(first) and
-            not (repo / first).is_file()):
+      elif (
+        first.endswith(".py")
+        and not _NOT_A_PATH.search(first)
+        and not (repo / first).is_file()
+      ):
         problems.append("no such script: python %s" % first)
     elif program == "make":
       targets = [a for a in arguments if not a.startswith("-") and "=" not in a]
-      problems += ["no such make target: make %s" % t for t in targets
-                   if t not in _make_targets(repo)]
+      problems += [
+        "no such make target: make %s" % t
+        for t in targets
+        if t not in _make_targets(repo)
+      ]
     elif program in ("bash", "sh"):
       if first and not first.startswith("-") and not (repo / first).is_file():
         problems.append("no such script: %s %s" % (program, first))
-    elif (fenced and program.startswith("bert-") and
-          program not in _console_scripts(repo)):
+    elif (
+      fenced
+      and program.startswith("bert-")
+      and program not in _console_scripts(repo)
+    ):
       problems.append("no such console script: %s" % program)
   return problems
 
@@ -219,8 +255,11 @@ def check_page(page, repo=REPO):
     resolved = (page.parent / path) if path else page
     if not resolved.exists():
       report(link.start(), "broken link: %s" % target)
-    elif anchor and resolved.suffix == ".md" and anchor not in _anchors(
-        resolved.read_text()):
+    elif (
+      anchor
+      and resolved.suffix == ".md"
+      and anchor not in _anchors(resolved.read_text())
+    ):
       report(link.start(), "no such heading: %s" % target)
 
   for language, lines in blocks:
@@ -229,14 +268,17 @@ def check_page(page, repo=REPO):
     continued = False
     for number, line in lines:
       if not continued and not line.lstrip().startswith("#"):
-        problems += ["%s:%d: %s" % (page.name, number, problem)
-                     for problem in _command_problems(line, repo, True)]
+        problems += [
+          "%s:%d: %s" % (page.name, number, problem)
+          for problem in _command_problems(line, repo, True)
+        ]
       continued = line.rstrip().endswith("\\")
   return problems
 
 
 @pytest.mark.parametrize(
-    "page", _pages(), ids=lambda p: p.relative_to(REPO).as_posix())
+  "page", _pages(), ids=lambda p: p.relative_to(REPO).as_posix()
+)
 def test_links_paths_and_commands_exist(page):
   assert check_page(page) == []
 
@@ -246,7 +288,9 @@ def test_the_readme_is_a_front_page_that_links_every_page():
   assert len(text.splitlines()) <= 300
   first_block = _split(text)[1][0][1]
   assert [line.split()[:2] for _, line in first_block] == [
-      ["make", "demo"], ["make", "test"]]
+    ["make", "demo"],
+    ["make", "test"],
+  ]
   linked = set(_LINK.findall(text))
   pages = [p.relative_to(REPO).as_posix() for p in _pages()[1:]]
   assert [p for p in pages if p not in linked] == []
@@ -256,33 +300,34 @@ def test_the_checker_reports_what_is_missing(tmp_path):
   (tmp_path / "other.md").write_text("# Other\n\n## A heading\n")
   page = tmp_path / "page.md"
   page.write_text(
-      "# Page\n\n"
-      "[fine](other.md#a-heading), [fine](#page), [web](https://x.org/y)\n"
-      "[planted](missing.md) and [anchor](other.md#no-such-heading)\n"
-      "`examples/demo.sh`, `run_squad.py`, `out/run/x.py`, `<run>/y.py`\n"
-      "`examples/no_such_demo.sh` and `run_no_such_task.py`\n"
-      "`make test-fast` and `make no-such-target`\n\n"
-      "```\n"
-      "python -m bert_tf.plot_run --output_dir=/tmp/run \\\n"
-      "  --title=x\n"
-      "python -m bert_tf.no_such_command\n"
-      "python no_such_script.py --flag\n"
-      "bash examples/no_such.sh\n"
-      "bert-run-squad --helpshort\n"
-      "bert-no-such-script --flag  # comment\n"
-      "```\n\n"
-      "```python\nimport no_such_module\n```\n")
+    "# Page\n\n"
+    "[fine](other.md#a-heading), [fine](#page), [web](https://x.org/y)\n"
+    "[planted](missing.md) and [anchor](other.md#no-such-heading)\n"
+    "`examples/demo.sh`, `run_squad.py`, `out/run/x.py`, `<run>/y.py`\n"
+    "`examples/no_such_demo.sh` and `run_no_such_task.py`\n"
+    "`make test-fast` and `make no-such-target`\n\n"
+    "```\n"
+    "python -m bert_tf.plot_run --output_dir=/tmp/run \\\n"
+    "  --title=x\n"
+    "python -m bert_tf.no_such_command\n"
+    "python no_such_script.py --flag\n"
+    "bash examples/no_such.sh\n"
+    "bert-run-squad --helpshort\n"
+    "bert-no-such-script --flag  # comment\n"
+    "```\n\n"
+    "```python\nimport no_such_module\n```\n"
+  )
 
   problems = check_page(page)
 
   assert problems == [
-      "page.md:6: no such path: examples/no_such_demo.sh",
-      "page.md:6: no such path: run_no_such_task.py",
-      "page.md:7: no such make target: make no-such-target",
-      "page.md:4: broken link: missing.md",
-      "page.md:4: no such heading: other.md#no-such-heading",
-      "page.md:12: no such module: python -m bert_tf.no_such_command",
-      "page.md:13: no such script: python no_such_script.py",
-      "page.md:14: no such script: bash examples/no_such.sh",
-      "page.md:16: no such console script: bert-no-such-script",
+    "page.md:6: no such path: examples/no_such_demo.sh",
+    "page.md:6: no such path: run_no_such_task.py",
+    "page.md:7: no such make target: make no-such-target",
+    "page.md:4: broken link: missing.md",
+    "page.md:4: no such heading: other.md#no-such-heading",
+    "page.md:12: no such module: python -m bert_tf.no_such_command",
+    "page.md:13: no such script: python no_such_script.py",
+    "page.md:14: no such script: bash examples/no_such.sh",
+    "page.md:16: no such console script: bert-no-such-script",
   ]
