@@ -46,6 +46,7 @@ def _declared(entry):
   return {n: flag_checks.Range(*r) for n, r in names.items() if r}
 
 
+@pytest.mark.process  # one child process loads the entry points
 @pytest.mark.parametrize(
   "name,value,error",
   [
@@ -63,6 +64,7 @@ def test_a_declared_range_rejects(name, value, error):
   assert _declared("run_classifier")[name].error(value) == error
 
 
+@pytest.mark.process  # one child process loads the entry points
 @pytest.mark.parametrize(
   "name,value",
   [
