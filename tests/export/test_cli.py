@@ -106,7 +106,7 @@ def test_errors(tmp_path):
         out,
         SHORT,
       ],
-      "--lstm_units=0 must be >= 1",
+      "--lstm_units=0: must be >= 1",
     ),
     (
       [

@@ -230,7 +230,7 @@ def test_shards_keep_documents_whole(tmp_path, tokenizer):
   [
     (["--input_file=/nonexistent/*.txt"], "--input_file: no file matches"),
     (["--vocab_file=/nonexistent/vocab.txt"], "--vocab_file=/nonexistent"),
-    (["--max_predictions_per_seq=0"], "--max_predictions_per_seq=0 must be"),
+    (["--max_predictions_per_seq=0"], "--max_predictions_per_seq=0: must be"),
     (["--max_seq_length=4"], "--max_seq_length=4 must be >= 5"),
     (["--masked_lm_prob=0"], "--masked_lm_prob=0.0 must be"),
     (
