@@ -209,7 +209,10 @@ def test_inconsistent_flags_are_one_line(tmp_path, flipped_data):
       ["--eval_every_steps=5", "--eval_every_epochs=1"],
       "give only one of --eval_every_steps and --eval_every_epochs",
     ),
-    "zero": (["--eval_every_steps=0"], "flag --eval_every_steps=0: must be >= 1"),
+    "zero": (
+      ["--eval_every_steps=0"],
+      "flag --eval_every_steps=0: must be >= 1",
+    ),
     "best_alone": (
       ["--best_metric=eval_loss"],
       "--best_metric needs --eval_every_steps or --eval_every_epochs",
