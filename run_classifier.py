@@ -30,6 +30,7 @@ from absl import flags
 
 from bert_tf.jobs import classifier as classifier_job
 from bert_tf.jobs import finetune
+from bert_tf.jobs import finetune_flags
 from bert_tf.runtime import app
 from data_prep.classifier import flags as classifier_flags
 
@@ -52,7 +53,9 @@ def define_flags():
     "submission TSV (header `index<TAB>prediction`, label names; "
     "regression: the score), e.g. $OUTPUT_DIR/MRPC.tsv.",
   )
-  finetune.define_flags(max_seq_length=128, records_of="data_prep.classifier")
+  finetune_flags.define_flags(
+    max_seq_length=128, records_of="data_prep.classifier"
+  )
   classifier_flags.define_task_flags()
 
 

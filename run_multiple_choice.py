@@ -31,6 +31,7 @@ shards).
 from absl import flags
 
 from bert_tf.jobs import finetune
+from bert_tf.jobs import finetune_flags
 from bert_tf.jobs import multiple_choice as multiple_choice_job
 from bert_tf.runtime import app
 
@@ -45,7 +46,7 @@ def define_flags():
     "The input data dir: SWAG's train.csv, val.csv, test.csv, or "
     "train.jsonl, val.jsonl (or dev.jsonl), test.jsonl.",
   )
-  finetune.define_flags(
+  finetune_flags.define_flags(
     max_seq_length=128, records_of="data_prep.multiple_choice"
   )
   # The paper's SWAG recipe (run_classifier's are batch 32, lr 5e-5).

@@ -42,6 +42,7 @@ predict file has tags, test_results.txt (the same keys with test_).
 from absl import flags
 
 from bert_tf.jobs import finetune
+from bert_tf.jobs import finetune_flags
 from bert_tf.jobs import ner as ner_job
 from bert_tf.runtime import app
 from bert_tf.runtime import flag_checks
@@ -89,7 +90,7 @@ def define_flags():
     "lstm_units", 768, "BiLSTM units per direction in a feature mode."
   )
   flag_checks.positive("lstm_units")
-  finetune.define_flags(max_seq_length=128, records_of="data_prep.ner")
+  finetune_flags.define_flags(max_seq_length=128, records_of="data_prep.ner")
 
 
 def main(_):

@@ -35,6 +35,7 @@ training with the same post-processing and official evaluation as
 from absl import flags
 
 from bert_tf.jobs import finetune
+from bert_tf.jobs import finetune_flags
 from bert_tf.jobs import squad as squad_job
 from bert_tf.runtime import app
 from bert_tf.runtime import flag_checks
@@ -65,7 +66,7 @@ def define_flags():
     "printed. A number of warnings are expected for a normal SQuAD "
     "evaluation.",
   )
-  finetune.define_flags(
+  finetune_flags.define_flags(
     max_seq_length=384, records_of="data_prep.squad --is_training", splits=()
   )
   squad_flags.define_feature_flags()

@@ -119,6 +119,7 @@ _LIBRARY_TENSORFLOW_FREE = (
   "bert_tf.jobs.engine_flags",
   "bert_tf.jobs.eval_flags",
   "bert_tf.jobs.finetune",
+  "bert_tf.jobs.finetune_flags",
   "bert_tf.jobs.registry",
 )
 

@@ -36,6 +36,8 @@ from bert_tf.training import run_config
 from bert_tf.training.trainer import Trainer
 
 _SHUFFLE_BUFFER = 100  # the original's training input
+# The encoder's inputs, as every featurizer names them.
+INPUTS = ("input_ids", "input_mask", "segment_ids")
 
 
 class TaskApi:
@@ -325,3 +327,13 @@ def strings(values, what):
   if bad:
     raise InputError("%s: texts must be strings, got %r" % (what, bad[0]))
   return np.array(values, dtype=object)
+
+
+def stacked(rows, names, dtype=np.int32, **renamed):
+  """{name: numpy array of each featurized row's `name`} for `names`, and
+  {feature: array of its attribute} for `renamed` (feature=attribute)."""
+  fields = dict({n: n for n in names}, **renamed)
+  return {
+    feature: np.array([getattr(r, attr) for r in rows], dtype)
+    for feature, attr in fields.items()
+  }

@@ -23,6 +23,8 @@ eval_results.txt (`classifier_results.eval_results`).
 
 import numpy as np
 
+from bert_tf.api.base import INPUTS
+from bert_tf.api.base import stacked
 from bert_tf.api.base import strings
 from bert_tf.api.base import TaskApi
 from bert_tf.export.classifier import TASK_LABELS
@@ -177,16 +179,11 @@ class TextClassifier(TaskApi):
       )
       for e in examples
     ]
-    return {
-      "input_ids": np.array([r.input_ids for r in rows], np.int32),
-      "input_mask": np.array([r.input_mask for r in rows], np.int32),
-      "segment_ids": np.array([r.segment_ids for r in rows], np.int32),
-      "label_ids": np.array(
-        [r.label_id for r in rows],
-        np.float32 if self.labels is None else np.int32,
-      ),
-      "is_real_example": np.array([r.is_real_example for r in rows], np.int32),
-    }
+    label_type = np.float32 if self.labels is None else np.int32
+    return dict(
+      stacked(rows, INPUTS + ("is_real_example",)),
+      **stacked(rows, (), label_type, label_ids="label_id"),
+    )
 
   def _results(self, outputs):
     key = "predictions" if self.labels is None else "probabilities"

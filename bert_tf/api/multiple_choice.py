@@ -19,6 +19,8 @@ right ending's index.
 
 import numpy as np
 
+from bert_tf.api.base import INPUTS
+from bert_tf.api.base import stacked
 from bert_tf.api.base import strings
 from bert_tf.api.base import TaskApi
 from bert_tf.io_utils import InputError
@@ -119,13 +121,7 @@ class MultipleChoice(TaskApi):
         zip(inputs["context"], inputs["prefix"], inputs["endings"], y)
       )
     ]
-    return {
-      "input_ids": np.array([r.input_ids for r in rows], np.int32),
-      "input_mask": np.array([r.input_mask for r in rows], np.int32),
-      "segment_ids": np.array([r.segment_ids for r in rows], np.int32),
-      "label_ids": np.array([r.label_id for r in rows], np.int32),
-      "is_real_example": np.array([r.is_real_example for r in rows], np.int32),
-    }
+    return stacked(rows, INPUTS + ("is_real_example",), label_ids="label_id")
 
   def _results(self, outputs):
     return np.concatenate([part["probabilities"] for part in outputs])

@@ -22,6 +22,8 @@ exporter's in-graph n-best search.
 
 import numpy as np
 
+from bert_tf.api.base import INPUTS
+from bert_tf.api.base import stacked
 from bert_tf.api.base import strings
 from bert_tf.api.base import TaskApi
 from bert_tf.io_utils import InputError
@@ -214,15 +216,17 @@ class SpanExtractor(TaskApi):
 
 def _arrays(features, is_training):
   """{feature: numpy array} of InputFeatures, as SquadTask reads them."""
-  arrays = {
-    "unique_ids": np.array([f.unique_id for f in features], np.int64),
-    "input_ids": np.array([f.input_ids for f in features], np.int32),
-    "input_mask": np.array([f.input_mask for f in features], np.int32),
-    "segment_ids": np.array([f.segment_ids for f in features], np.int32),
-  }
+  arrays = dict(
+    stacked(features, INPUTS),
+    **stacked(features, (), np.int64, unique_ids="unique_id"),
+  )
   if is_training:
-    for name in ("start_position", "end_position"):
-      arrays[name + "s"] = np.array(
-        [getattr(f, name) for f in features], np.int32
+    arrays.update(
+      stacked(
+        features,
+        (),
+        start_positions="start_position",
+        end_positions="end_position",
       )
+    )
   return arrays

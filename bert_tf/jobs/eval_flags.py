@@ -1,6 +1,6 @@
 """Flags for evaluation during training, the best checkpoint, early stopping.
 
-`finetune.define_flags` defines them for every fine-tuning script
+`finetune_flags.define_flags` defines them for every fine-tuning script
 (run_pretraining.py: `define_eval_flags(epochs=False,
 predict_checkpoint=False)`); `check_eval_flags` checks them before any work,
 and `wiring.eval_hook` / `restore_predict_checkpoint` act on them.

@@ -6,14 +6,14 @@ checks, the model config and vocabulary checks, reading every split before
 any work, train steps and warmup from the epochs (or from `--train_records`),
 evaluation during training, the output-dir lock, records written once per
 split, the best/latest predict checkpoint, and the results files — happens
-here, once. A script describes only what is its own in a `Job`: its flags,
-how it reads a split, its Task, how it writes a split's records, and its
-output formats.
+here, once. A task describes only what is its own: its script's flags
+(with `finetune_flags`), and in its `Job` how it reads a split, its Task,
+how it writes a split's records, and its output formats.
 
 
-Example (a script):
+Example (a Job and its script):
     def define_flags():
-      finetune.define_flags(max_seq_length=128, records_of="data_prep.x")
+      finetune_flags.define_flags(max_seq_length=128, records_of="data_prep.x")
       flags.DEFINE_string("data_dir", None, "...")
 
     class MyJob(finetune.Job):
@@ -33,19 +33,15 @@ import collections
 import os
 import shutil
 
-from absl import flags
 from absl import logging
 
 from bert_tf.io_utils import InputError
 from bert_tf.io_utils import LOCK_FILE
 from bert_tf.io_utils import make_output_dir
 from bert_tf.io_utils import require_file
-from bert_tf.jobs import engine_flags
 from bert_tf.jobs import eval_flags
 from bert_tf.modeling.bert_config import BertConfig
 from bert_tf.runtime import app
-from bert_tf.runtime import bert_flags
-from bert_tf.runtime import flag_checks
 from bert_tf.tokenizers.loading import load_tokenizer
 
 # Loaded when a job runs: --help answers before TensorFlow is imported.
@@ -61,86 +57,6 @@ SPLITS = {
   "dev": Split("do_eval", "eval.tf_record", "eval_batch_size"),
   "test": Split("do_predict", "predict.tf_record", "predict_batch_size"),
 }
-
-
-def define_flags(max_seq_length, records_of, splits=("dev", "test")):
-  """The original flags the fine-tuning scripts share (names, help and
-  defaults as in run_classifier.py; `max_seq_length` is 384 for SQuAD), the
-  engine and evaluation-during-training flags, `--spm_model_file`, and
-  `--train_records` (records of the data_prep job `records_of`). `splits`:
-  which of dev / test get run_classifier's `--do_eval` / `--do_predict` and
-  batch-size flags (SQuAD defines its own `--do_predict`)."""
-  engine_flags.define_engine_flags()
-  eval_flags.define_eval_flags()
-  bert_flags.define_model_flags()
-  bert_flags.define_tokenizer_flags()
-  bert_flags.define_spm_model_file()
-  bert_flags.define_max_seq_length(max_seq_length)
-  bert_flags.define_output_dir()
-  flags.DEFINE_bool("do_train", False, "Whether to run training.")
-  if "dev" in splits:
-    flags.DEFINE_bool("do_eval", False, "Whether to run eval on the dev set.")
-  if "test" in splits:
-    flags.DEFINE_bool(
-      "do_predict",
-      False,
-      "Whether to run the model in inference mode on the test set.",
-    )
-  flags.DEFINE_integer("train_batch_size", 32, "Total batch size for training.")
-  flag_checks.positive("train_batch_size")
-  if "dev" in splits:
-    flags.DEFINE_integer("eval_batch_size", 8, "Total batch size for eval.")
-    flag_checks.positive("eval_batch_size")
-  if "test" in splits:
-    flags.DEFINE_integer(
-      "predict_batch_size", 8, "Total batch size for predict."
-    )
-    flag_checks.positive("predict_batch_size")
-  flags.DEFINE_float(
-    "learning_rate", 5e-5, "The initial learning rate for Adam."
-  )
-  flag_checks.non_negative("learning_rate")
-  flags.DEFINE_float(
-    "num_train_epochs", 3.0, "Total number of training epochs to perform."
-  )
-  flag_checks.non_negative("num_train_epochs")
-  flags.DEFINE_float(
-    "warmup_proportion",
-    0.1,
-    "Proportion of training to perform linear learning rate warmup for. "
-    "E.g., 0.1 = 10% of training.",
-  )
-  flag_checks.in_range("warmup_proportion", 0, 1)
-  flags.DEFINE_integer(
-    "num_frozen_layers",
-    0,
-    "If > 0, the embeddings and the lowest N transformer layers are not "
-    "trained (no gradient, weights stay as loaded).",
-  )
-  flag_checks.non_negative("num_frozen_layers")
-  flags.DEFINE_string(
-    "unfreeze_schedule",
-    None,
-    "Gradual unfreezing instead of --num_frozen_layers: STEP:N,... keeps "
-    "the embeddings and the lowest N layers frozen from global step STEP, "
-    "e.g. 0:12,200:8,400:4,600:0 (newly unfrozen weights start with "
-    "fresh optimizer state).",
-  )
-  flags.DEFINE_string(
-    "train_records",
-    None,
-    "With --do_train: train on these TFRecords (comma-separated globs, "
-    "e.g. the shards of `python -m %s --runner=...`: "
-    "'out/train.tf_record-*') instead of featurizing the training split."
-    % records_of,
-  )
-  flags.DEFINE_bool(
-    "overwrite_output_dir",
-    False,
-    "Start over in an --output_dir that holds a run of another model "
-    "(other task, labels, model config or lower-casing): its files are "
-    "removed. Without it such a run is refused; the same model resumes.",
-  )
 
 
 class Job:

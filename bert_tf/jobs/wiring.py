@@ -4,7 +4,7 @@ the evaluation hook.
 The wiring the original scripts did with `RunConfig` + `TPUEstimator`,
 shared by the fine-tuning skeleton (`bert_tf.jobs.finetune`) and
 run_pretraining.py. The flags themselves are defined TensorFlow-free
-(`finetune.define_flags`, `engine_flags`, `eval_flags`).
+(`finetune_flags.define_flags`, `engine_flags`, `eval_flags`).
 
 Example (inside an absl `main`):
     check_do_flags(FLAGS, "do_train", "do_eval", "do_predict")
