@@ -63,7 +63,9 @@ def define_flags():
 
 
 def main(_):
-  extract_features_job.FeatureExtractionJob(FLAGS).run()
+  extract_features_job.FeatureExtractionJob(
+    extract_features_job.FeatureExtractionConfig.from_flags(FLAGS)
+  ).run()
 
 
 def run():

@@ -60,7 +60,11 @@ def define_flags():
 
 
 def main(_):
-  finetune.run(classifier_job.ClassifierJob(FLAGS))
+  finetune.run(
+    classifier_job.ClassifierJob(
+      classifier_job.ClassifierConfig.from_flags(FLAGS)
+    )
+  )
 
 
 def run():

@@ -55,7 +55,11 @@ def define_flags():
 
 
 def main(_):
-  finetune.run(multiple_choice_job.MultipleChoiceJob(FLAGS))
+  finetune.run(
+    multiple_choice_job.MultipleChoiceJob(
+      multiple_choice_job.MultipleChoiceConfig.from_flags(FLAGS)
+    )
+  )
 
 
 def run():

@@ -94,7 +94,7 @@ def define_flags():
 
 
 def main(_):
-  finetune.run(ner_job.TaggingJob(FLAGS))
+  finetune.run(ner_job.TaggingJob(ner_job.TaggingConfig.from_flags(FLAGS)))
 
 
 def run():

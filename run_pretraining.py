@@ -110,7 +110,9 @@ def define_flags():
 
 
 def main(_):
-  pretraining_job.PretrainingJob(FLAGS).run()
+  pretraining_job.PretrainingJob(
+    pretraining_job.PretrainingConfig.from_flags(FLAGS)
+  ).run()
 
 
 def run():

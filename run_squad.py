@@ -74,7 +74,7 @@ def define_flags():
 
 
 def main(_):
-  finetune.run(squad_job.SquadJob(FLAGS))
+  finetune.run(squad_job.SquadJob(squad_job.SquadConfig.from_flags(FLAGS)))
 
 
 def run():

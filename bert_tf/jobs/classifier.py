@@ -2,11 +2,14 @@
 ClassificationTask -> eval_results.txt, test_results.tsv (and a GLUE
 submission file).
 
-Its flags are defined by the script (`define_flags`); the Job reads them
-from the FlagValues it is given.
+Its flags are defined by the script (`define_flags`); the Job reads its
+config (below), built from those flags or by the Python API.
 """
 
+import dataclasses
+
 from bert_tf.io_utils import InputError
+from bert_tf.jobs import config as job_config
 from bert_tf.jobs import finetune
 from bert_tf.runtime import app
 from bert_tf.tasks.result_files import write_eval_results
@@ -21,6 +24,25 @@ classification = app.lazy_import("bert_tf.tasks.classification")
 classifier_results = app.lazy_import("bert_tf.tasks.classifier_results")
 
 
+@dataclasses.dataclass
+class ClassifierConfig(job_config.FinetuneConfig):
+  """run_classifier.py's flags."""
+
+  data_dir: str | None = None
+  task_name: str | None = None
+  glue_submission_file: str | None = None
+  # --task_name=tsv: the user's own files (data_prep/classifier/flags.py).
+  text_a_column: int | None = None
+  text_b_column: int | None = None
+  label_column: int | None = None
+  labels: list[str] | None = None
+  regression: bool = False
+  skip_header: bool = False
+  multi_label: bool = False
+  multi_label_separator: str = ","
+  xnli_language: str = "zh"
+
+
 class ClassifierJob(finetune.Job):
   """GLUE / XNLI / TSV examples -> ClassificationTask -> eval_results.txt,
   test_results.tsv."""
@@ -28,11 +50,11 @@ class ClassifierJob(finetune.Job):
   required = ("data_dir", "task_name", "bert_config_file", "output_dir")
 
   def check_flags(self, config):
-    if self.flags.glue_submission_file and not self.flags.do_predict:
+    if self.config.glue_submission_file and not self.config.do_predict:
       raise InputError("--glue_submission_file needs --do_predict")
-    if self.flags.glue_submission_file and self.flags.multi_label:
+    if self.config.glue_submission_file and self.config.multi_label:
       raise InputError("--glue_submission_file: not for --multi_label")
-    self.processor = classifier_flags.processor_from_flags(self.flags)
+    self.processor = classifier_flags.processor_from_flags(self.config)
     self.label_list = self.processor.get_labels()
 
   def read(self, split):
@@ -44,7 +66,7 @@ class ClassifierJob(finetune.Job):
     return classification.ClassificationTask(
       config,
       num_labels,
-      self.flags.max_seq_length,
+      self.config.max_seq_length,
       self.processor.is_multi_label,
     )
 
@@ -61,7 +83,7 @@ class ClassifierJob(finetune.Job):
       lambda examples, path, pad: write_examples_to_tfrecord(
         examples,
         self.label_list,
-        self.flags.max_seq_length,
+        self.config.max_seq_length,
         self.tokenizer,
         path,
         pad_to_multiple_of=pad,
@@ -100,19 +122,19 @@ class ClassifierJob(finetune.Job):
     )
 
   def write_outputs(self, trainer):
-    if self.flags.do_eval:
+    if self.config.do_eval:
       write_eval_results(
         self.output_path("eval_results.txt"), self.eval_results(trainer)
       )
-    if self.flags.do_predict:
+    if self.config.do_predict:
       rows = self.predict_rows(trainer, "test", _KEYS)
       write_lines(
         self.output_path("test_results.tsv"),
         classifier_results.prediction_lines(rows, self.processor.is_regression),
       )
-      if self.flags.glue_submission_file:
+      if self.config.glue_submission_file:
         write_lines(
-          self.flags.glue_submission_file,
+          self.config.glue_submission_file,
           classifier_results.glue_submission_lines(rows, self.label_list),
         )
 

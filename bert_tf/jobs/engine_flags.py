@@ -129,7 +129,7 @@ def define_dtype_flag():
   )
 
 
-def strategy_kwargs(flag_values):
+def strategy_kwargs(settings):
   """Arguments for `distribution.get_strategy`."""
   names = (
     "use_tpu",
@@ -139,15 +139,15 @@ def strategy_kwargs(flag_values):
     "master",
     "num_gpus",
   )
-  return {n: flag_values[n].value for n in names}
+  return {n: getattr(settings, n) for n in names}
 
 
-def runtime_kwargs(flag_values):
+def runtime_kwargs(settings):
   """Arguments for `distribution.configure_runtime`."""
-  return {n: flag_values[n].value for n in ("seed", "deterministic", "dtype")}
+  return {n: getattr(settings, n) for n in ("seed", "deterministic", "dtype")}
 
 
-def trainer_kwargs(flag_values):
+def trainer_kwargs(settings):
   """Keyword arguments of `Trainer` that come straight from flags."""
   names = (
     "iterations_per_loop",
@@ -157,4 +157,4 @@ def trainer_kwargs(flag_values):
     "progress",
     "use_xla",
   )
-  return {n: flag_values[n].value for n in names}
+  return {n: getattr(settings, n) for n in names}

@@ -66,19 +66,17 @@ def define_eval_flags(epochs=True, predict_checkpoint=True):
     )
 
 
-def eval_every(flag_values):
+def eval_every(settings):
   """(--eval_every_steps, --eval_every_epochs or None if not defined)."""
-  epochs = (
-    flag_values["eval_every_epochs"].value
-    if "eval_every_epochs" in flag_values
-    else None
+  return (
+    settings.eval_every_steps,
+    getattr(settings, "eval_every_epochs", None),
   )
-  return flag_values.eval_every_steps, epochs
 
 
-def check_eval_flags(flag_values, training):
+def check_eval_flags(settings, training):
   """One-line InputErrors for inconsistent evaluation flags."""
-  steps, epochs = eval_every(flag_values)
+  steps, epochs = eval_every(settings)
   # Their ranges are declared at their definitions (`flag_checks`).
   if steps is not None and epochs is not None:
     raise InputError(
@@ -90,15 +88,15 @@ def check_eval_flags(flag_values, training):
       "--eval_every_%s needs --do_train"
       % ("steps" if steps is not None else "epochs")
     )
-  if flag_values.best_metric and not periodic:
+  if settings.best_metric and not periodic:
     raise InputError(
       "--best_metric needs --eval_every_steps or --eval_every_epochs"
     )
-  patience = flag_values.early_stopping_patience
+  patience = settings.early_stopping_patience
   if patience is not None:
     if patience < 1:
       raise InputError(
         "--early_stopping_patience must be >= 1, got %d" % patience
       )
-    if not flag_values.best_metric:
+    if not settings.best_metric:
       raise InputError("--early_stopping_patience needs --best_metric")

@@ -31,12 +31,10 @@ Example (a Job and its script):
 
 import collections
 import os
-import shutil
 
 from absl import logging
 
 from bert_tf.io_utils import InputError
-from bert_tf.io_utils import LOCK_FILE
 from bert_tf.io_utils import make_output_dir
 from bert_tf.io_utils import require_file
 from bert_tf.jobs import eval_flags
@@ -73,8 +71,8 @@ class Job:
   # `segments()`.
   pairs = None
 
-  def __init__(self, flag_values):
-    self.flags = flag_values
+  def __init__(self, config):
+    self.config = config
     self.examples = {}
     self.task = None
     self._records = {}
@@ -112,7 +110,7 @@ class Job:
   def train_dataset_fn(self, files):
     """The training input over TFRecord `files`."""
     return input_pipeline.training_dataset_fn(
-      files, self.task.feature_spec(True), self.flags.train_batch_size
+      files, self.task.feature_spec(True), self.config.train_batch_size
     )
 
   def run_settings(self):
@@ -140,23 +138,25 @@ class Job:
   def wanted(self, split):
     """Whether this run reads `split` (dev also for periodic evaluation;
     train not with --train_records)."""
-    if split == "train" and self.flags.train_records:
+    if split == "train" and self.config.train_records:
       return False
     return bool(
-      self.flags[self.splits[split].do_flag].value
+      getattr(self.config, self.splits[split].do_flag)
       or (split == "dev" and self.periodic_eval())
     )
 
   def periodic_eval(self):
-    return any(value is not None for value in eval_flags.eval_every(self.flags))
+    return any(
+      value is not None for value in eval_flags.eval_every(self.config)
+    )
 
   def batch_size(self, split):
-    return self.flags[self.splits[split].batch_flag].value
+    return getattr(self.config, self.splits[split].batch_flag)
 
   def records(self, split):
     """`split`'s TFRecord in output_dir, written once per run."""
     if split not in self._records:
-      path = os.path.join(self.flags.output_dir, self.splits[split].record)
+      path = os.path.join(self.config.output_dir, self.splits[split].record)
       self.write_records(split, path)
       self._records[split] = path
     return self._records[split]
@@ -165,7 +165,7 @@ class Job:
     """`write(examples, path, pad_to_multiple_of)` for `split`'s examples:
     the original pads eval/predict sets to whole batches only on TPU."""
     examples, batch_size = self.examples[split], self.batch_size(split)
-    pad = batch_size if self.flags.use_tpu and split != "train" else None
+    pad = batch_size if self.config.use_tpu and split != "train" else None
     count = write(examples, path, pad)
     logging.info(
       "***** %s: %d examples (%d + %d padding), batch size %d",
@@ -187,14 +187,14 @@ class Job:
     return list(trainer.predict(dataset, batch_size, feature_keys=keys))
 
   def output_path(self, name):
-    return os.path.join(self.flags.output_dir, name)
+    return os.path.join(self.config.output_dir, name)
 
 
 def _check_flags(job):
   """Flags and files every job needs; -> (BertConfig, tokenizer)."""
-  f = job.flags
+  f = job.config
   for name in job.required:
-    if not f[name].value:
+    if not getattr(f, name):
       raise InputError("--%s is required" % name)
   wiring.check_case(f.do_lower_case, f.init_checkpoint)
   wiring.check_do_flags(
@@ -218,10 +218,10 @@ def _check_flags(job):
 
 def _train_size(job):
   """(number of training examples, --train_records files or None)."""
-  if not job.flags.train_records:
+  if not job.config.train_records:
     return job.num_train_examples(), None
   files, count = input_pipeline.train_records(
-    job.flags.train_records,
+    job.config.train_records,
     job.task.feature_spec(True),
     job.train_value_limits(),
   )
@@ -230,10 +230,10 @@ def _train_size(job):
 
 def _settings(job, config):
   """This run's `run_config.RunConfig`."""
-  f = job.flags
+  f = job.config
   task, head, sequence = job.run_settings()
   training = {
-    name: f[name].value
+    name: getattr(f, name)
     for name in (
       "learning_rate",
       "num_train_epochs",
@@ -253,6 +253,7 @@ def _settings(job, config):
     config.to_dict(),
     sequence,
     training,
+    bert_config_file=f.bert_config_file,
   )
 
 
@@ -260,11 +261,11 @@ def _record_settings(job, settings):
   """run_config.json in the locked output_dir: written for a new run; a
   run of another model is refused (or removed with --overwrite_output_dir);
   other training settings of a run that already trained are reported."""
-  folder = job.flags.output_dir
-  if job.flags.overwrite_output_dir:
-    clear_run_folder(folder)
+  folder = job.config.output_dir
+  if job.config.overwrite_output_dir:
+    clear_run_folder(folder, _input_paths(job.config))
   changed = run_config.check_or_write(folder, settings)
-  if changed and job.flags.do_train:
+  if changed and job.config.do_train:
     logging.warning(
       "--output_dir=%s holds a run with %s; it resumes from its latest "
       "checkpoint and is not retrained (--overwrite_output_dir to start "
@@ -277,21 +278,16 @@ def _record_settings(job, settings):
     )
 
 
-def clear_run_folder(folder):
-  """Removes everything in a locked run folder but its lock."""
-  for name in os.listdir(folder):
-    if name == LOCK_FILE:
-      continue
-    path = os.path.join(folder, name)
-    if os.path.isdir(path) and not os.path.islink(path):
-      shutil.rmtree(path)
-    else:
-      os.remove(path)
+def clear_run_folder(folder, inputs):
+  """Removes what the runs recorded in a locked run folder wrote, never its
+  lock, what it held before them, or a path of `inputs` ({flag: value}):
+  an input inside is refused (`run_config.clear`)."""
+  run_config.clear(folder, inputs)
 
 
 def run(job):
   """Checks, reads, trains, evaluates and predicts as the flags ask."""
-  f = job.flags
+  f = job.config
   config = _check_flags(job)
   # Every file is read now, so a bad line fails before any training.
   job.examples = {
@@ -326,6 +322,21 @@ def run(job):
     logging.info("  Batch size = %d", f.train_batch_size)
     logging.info("  Num steps = %d", num_steps)
     trainer.train(job.train_dataset_fn(files), num_steps, eval_hook=hook)
-  if any(f[job.splits[s].do_flag].value for s in job.splits if s != "train"):
+  if any(getattr(f, job.splits[s].do_flag) for s in job.splits if s != "train"):
     wiring.restore_predict_checkpoint(f, trainer)
     job.write_outputs(trainer)
+
+
+# Path-like settings that are not read: the run's outputs, and a choice.
+_NOT_INPUTS = ("output_dir", "glue_submission_file", "predict_checkpoint")
+
+
+def _input_paths(config):
+  """{flag: value} of the settings naming files or folders the run reads."""
+  return {
+    name: value
+    for name, value in vars(config).items()
+    if isinstance(value, str)
+    and name.endswith(("_file", "_dir", "_checkpoint", "_records"))
+    and name not in _NOT_INPUTS
+  }

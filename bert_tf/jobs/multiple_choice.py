@@ -1,11 +1,14 @@
 """The Job behind run_multiple_choice.py: SWAG-style examples ->
 MultipleChoiceTask -> eval_results.txt, test_results.tsv.
 
-Its flags are defined by the script (`define_flags`); the Job reads them
-from the FlagValues it is given.
+Its flags are defined by the script (`define_flags`); the Job reads its
+config (below), built from those flags or by the Python API.
 """
 
+import dataclasses
+
 from bert_tf.io_utils import InputError
+from bert_tf.jobs import config as job_config
 from bert_tf.jobs import finetune
 from bert_tf.runtime import app
 from bert_tf.tasks.result_files import write_eval_results
@@ -23,6 +26,15 @@ input_pipeline = app.lazy_import("bert_tf.training.input_pipeline")
 multiple_choice = app.lazy_import("bert_tf.tasks.multiple_choice")
 
 
+@dataclasses.dataclass
+class MultipleChoiceConfig(job_config.FinetuneConfig):
+  """run_multiple_choice.py's flags (the BERT paper's SWAG settings)."""
+
+  data_dir: str | None = None
+  train_batch_size: int = 16
+  learning_rate: float = 2e-5
+
+
 class MultipleChoiceJob(finetune.Job):
   """SWAG / JSON-lines examples -> MultipleChoiceTask -> eval_results.txt,
   test_results.tsv."""
@@ -31,14 +43,14 @@ class MultipleChoiceJob(finetune.Job):
   _first = None  # (path, choices) of the first split read
 
   def check_flags(self, config):
-    only_records = self.flags.train_records and not (
-      self.flags.do_eval or self.flags.do_predict or self.periodic_eval()
+    only_records = self.config.train_records and not (
+      self.config.do_eval or self.config.do_predict or self.periodic_eval()
     )
-    if not self.flags.data_dir and not only_records:
+    if not self.config.data_dir and not only_records:
       raise InputError("--data_dir is required")
 
   def read(self, split):
-    path = mc_examples.split_file(self.flags.data_dir, split)
+    path = mc_examples.split_file(self.config.data_dir, split)
     examples = mc_examples.read_examples(path, split)
     count = len(examples[0].endings)
     first = self._first = self._first or (path, count)
@@ -58,17 +70,17 @@ class MultipleChoiceJob(finetune.Job):
         tokenizer.convert_tokens_to_ids(["[CLS]"])[0]
       )
     return multiple_choice.MultipleChoiceTask(
-      config, num_choices, self.flags.max_seq_length
+      config, num_choices, self.config.max_seq_length
     )
 
   def _choices_in_records(self, cls_id):
     """The number of choices of --train_records: every choice's
     max_seq_length ids start with [CLS] (the length alone is ambiguous)."""
     files = input_pipeline.record_files(
-      self.flags.train_records, "train_records"
+      self.config.train_records, "train_records"
     )
     ids = input_pipeline.first_record(files).get("input_ids", [])
-    seq = self.flags.max_seq_length
+    seq = self.config.max_seq_length
     if (
       not ids
       or len(ids) % seq
@@ -89,7 +101,7 @@ class MultipleChoiceJob(finetune.Job):
       path,
       lambda examples, path, pad: write_records(
         examples,
-        self.flags.max_seq_length,
+        self.config.max_seq_length,
         self.tokenizer,
         path,
         pad_to_multiple_of=pad,
@@ -112,11 +124,11 @@ class MultipleChoiceJob(finetune.Job):
     return classifier_results.metric_names(self.task.name, False)
 
   def write_outputs(self, trainer):
-    if self.flags.do_eval:
+    if self.config.do_eval:
       write_eval_results(
         self.output_path("eval_results.txt"), self.eval_results(trainer)
       )
-    if self.flags.do_predict:
+    if self.config.do_predict:
       write_lines(
         self.output_path("test_results.tsv"),
         classifier_results.prediction_lines(self.predict_rows(trainer, "test")),

@@ -1,10 +1,11 @@
 """The Job behind run_ner.py: CoNLL files -> run_ner's windows -> TaggingTask ->
 tagged files and entity-level results.
 
-Its flags are defined by the script (`define_flags`); the Job reads them
-from the FlagValues it is given.
+Its flags are defined by the script (`define_flags`); the Job reads its
+config (below), built from those flags or by the Python API.
 """
 
+import dataclasses
 import os
 import random
 
@@ -14,6 +15,7 @@ from bert_tf.io_utils import atomic_output
 from bert_tf.io_utils import InputError
 from bert_tf.io_utils import output_set
 from bert_tf.io_utils import require_file
+from bert_tf.jobs import config as job_config
 from bert_tf.jobs import finetune
 from bert_tf.runtime import app
 from bert_tf.tasks.result_files import write_eval_results
@@ -43,9 +45,9 @@ _FILES = {
 def _split_path(flag_values, split, required):
   """The split's file: its --*_file flag, else the data_dir file."""
   file_flag, names, _ = _FILES[split]
-  if flag_values[file_flag].value:
-    require_file(flag_values[file_flag].value, file_flag)
-    return flag_values[file_flag].value
+  if getattr(flag_values, file_flag):
+    require_file(getattr(flag_values, file_flag), file_flag)
+    return getattr(flag_values, file_flag)
   if flag_values.data_dir:
     for name in names:
       path = os.path.join(flag_values.data_dir, name)
@@ -63,6 +65,21 @@ def _read(flag_values, path):
   return conll.read_conll(path, flag_values.tag_scheme)
 
 
+@dataclasses.dataclass
+class TaggingConfig(job_config.FinetuneConfig):
+  """run_ner.py's flags."""
+
+  data_dir: str | None = None
+  train_file: str | None = None
+  eval_file: str | None = None
+  predict_file: str | None = None
+  labels: str | None = None
+  tag_scheme: str = "iob2"
+  feature_mode: str = "fine_tune"
+  lstm_units: int = 768
+  document_context: bool = False
+
+
 class TaggingJob(finetune.Job):
   """CoNLL sentences -> windows -> TaggingTask -> predictions and
   entity-level results."""
@@ -71,31 +88,31 @@ class TaggingJob(finetune.Job):
 
   def check_flags(self, config):
     tagging.check_feature_mode(
-      self.flags.feature_mode, config.num_hidden_layers
+      self.config.feature_mode, config.num_hidden_layers
     )
-    if self.flags.train_records and not self.flags.labels:
+    if self.config.train_records and not self.config.labels:
       raise InputError(
         "--train_records needs --labels: the label list "
         "data_prep.ner printed for the records"
       )
 
   def read(self, split):
-    return _read(self.flags, _split_path(self.flags, split, True))
+    return _read(self.config, _split_path(self.config, split, True))
 
   def _labels(self):
     """--labels, or those of the training file; every split checked."""
-    if self.flags.labels:
-      labels = conll.parse_labels(self.flags.labels)
+    if self.config.labels:
+      labels = conll.parse_labels(self.config.labels)
     else:
       train = self.examples.get("train")
       if train is None:
-        path = _split_path(self.flags, "train", False)
+        path = _split_path(self.config, "train", False)
         if path is None:
           raise InputError(
             "--labels is required without a training file "
             "(--train_file or --data_dir with train.txt)"
           )
-        train = _read(self.flags, path)
+        train = _read(self.config, path)
       if not conll.is_labelled(train):
         raise InputError("%s: no tags in the training file" % train[0].path)
       labels = conll.label_list(train)
@@ -114,8 +131,8 @@ class TaggingJob(finetune.Job):
     featurizer = Featurizer(
       tokenizer,
       self.labels,
-      self.flags.max_seq_length,
-      self.flags.document_context,
+      self.config.max_seq_length,
+      self.config.document_context,
     )
     self.windows = {
       split: featurizer.windows(sentences)
@@ -131,9 +148,9 @@ class TaggingJob(finetune.Job):
     return tagging.TaggingTask(
       config,
       len(self.labels),
-      self.flags.max_seq_length,
-      self.flags.feature_mode,
-      self.flags.lstm_units,
+      self.config.max_seq_length,
+      self.config.feature_mode,
+      self.config.lstm_units,
     )
 
   def num_train_examples(self):
@@ -149,25 +166,25 @@ class TaggingJob(finetune.Job):
       # only shuffles within 100 records), the same way on every run.
       windows = list(windows)
       random.Random(12345).shuffle(windows)
-    write_windows(path, windows, self.flags.max_seq_length)
+    write_windows(path, windows, self.config.max_seq_length)
 
   def train_dataset_fn(self, files):
-    if not self.flags.train_records:
+    if not self.config.train_records:
       return super().train_dataset_fn(files)
     # data_prep.ner writes in document order: interleave the shards and
     # shuffle within 10,000 windows (~10 MB of records) instead of 100.
     return input_pipeline.training_dataset_fn(
       files,
       self.task.feature_spec(True),
-      self.flags.train_batch_size,
+      self.config.train_batch_size,
       interleave_files=len(files) > 1,
       shuffle_buffer=10000,
     )
 
   def run_settings(self):
-    head = {"labels": self.labels, "feature_mode": self.flags.feature_mode}
-    if self.flags.feature_mode != "fine_tune":  # the BiLSTM exists only then
-      head["lstm_units"] = self.flags.lstm_units
+    head = {"labels": self.labels, "feature_mode": self.config.feature_mode}
+    if self.config.feature_mode != "fine_tune":  # the BiLSTM exists only then
+      head["lstm_units"] = self.config.lstm_units
     # --document_context is a serving choice for export, not the model's.
     return "ner", head, {}
 
@@ -197,7 +214,7 @@ class TaggingJob(finetune.Job):
 
   def write_outputs(self, trainer):
     for split in ("dev", "test"):
-      if self.flags[finetune.SPLITS[split].do_flag].value:
+      if getattr(self.config, finetune.SPLITS[split].do_flag):
         self._write_split(trainer, split)
 
   def _write_split(self, trainer, split):
@@ -205,7 +222,7 @@ class TaggingJob(finetune.Job):
     prefix = _FILES[split][2]
     # The results describe these predictions: published together.
     with output_set(
-      self.flags.output_dir,
+      self.config.output_dir,
       [prefix + "_predictions.txt", prefix + "_results.txt"],
     ):
       with atomic_output(self.output_path(prefix + "_predictions.txt")) as f:

@@ -1,6 +1,7 @@
 """The Job behind run_pretraining.py: pre-training TFRecords (static or dynamic
 masks) -> PretrainingTask -> checkpoints and eval_results.txt."""
 
+import dataclasses
 import os
 
 from absl import logging
@@ -8,6 +9,7 @@ from absl import logging
 from bert_tf.io_utils import InputError
 from bert_tf.io_utils import make_output_dir
 from bert_tf.io_utils import require_file
+from bert_tf.jobs import config as job_config
 from bert_tf.jobs import eval_flags
 from bert_tf.modeling.bert_config import BertConfig
 from bert_tf.runtime import app
@@ -37,25 +39,39 @@ _METRIC_NAMES = (
 _REQUIRED = ("input_file", "bert_config_file", "output_dir")
 
 
+@dataclasses.dataclass
+class PretrainingConfig(job_config.EngineConfig):
+  """run_pretraining.py's flags."""
+
+  input_file: str | None = None
+  max_predictions_per_seq: int = 20
+  num_train_steps: int = 100000
+  num_warmup_steps: int = 10000
+  max_eval_steps: int = 100
+  dynamic_masking: bool = False
+  do_whole_word_mask: bool = False
+  masked_lm_prob: float = 0.15
+
+
 class PretrainingJob:
   """run_pretraining.py's Job: its flags (the FlagValues given) -> the run."""
 
-  def __init__(self, flag_values):
-    self.flags = flag_values
+  def __init__(self, config):
+    self.config = config
 
   def check_flags(self):
     for name in _REQUIRED:
-      if not self.flags[name].value:
+      if not getattr(self.config, name):
         raise InputError("--%s is required" % name)
-    if not self.flags.do_train and not self.flags.do_eval:
+    if not self.config.do_train and not self.config.do_eval:
       raise InputError("At least one of `do_train` or `do_eval` must be True.")
-    eval_flags.check_eval_flags(self.flags, training=self.flags.do_train)
-    require_file(self.flags.bert_config_file, "bert_config_file")
-    if self.flags.dynamic_masking:
-      if not self.flags.vocab_file:
+    eval_flags.check_eval_flags(self.config, training=self.config.do_train)
+    require_file(self.config.bert_config_file, "bert_config_file")
+    if self.config.dynamic_masking:
+      if not self.config.vocab_file:
         raise InputError("--dynamic_masking needs --vocab_file")
-      require_file(self.flags.vocab_file, "vocab_file")
-    elif self.flags.do_whole_word_mask:
+      require_file(self.config.vocab_file, "vocab_file")
+    elif self.config.do_whole_word_mask:
       raise InputError(
         "--do_whole_word_mask needs --dynamic_masking (static "
         "masks are made by create_pretraining_data)"
@@ -65,28 +81,28 @@ class PretrainingJob:
     dataset_fn = input_pipeline.training_dataset_fn(
       input_files,
       specs,
-      self.flags.train_batch_size,
+      self.config.train_batch_size,
       interleave_files=True,
-      deterministic=self.flags.deterministic,
+      deterministic=self.config.deterministic,
     )
-    if not self.flags.dynamic_masking:
+    if not self.config.dynamic_masking:
       return dataset_fn
     masking = dynamic_masking.DynamicMasking.from_vocab_file(
-      self.flags.vocab_file,
-      self.flags.max_predictions_per_seq,
-      self.flags.masked_lm_prob,
-      whole_word_mask=self.flags.do_whole_word_mask,
+      self.config.vocab_file,
+      self.config.max_predictions_per_seq,
+      self.config.masked_lm_prob,
+      whole_word_mask=self.config.do_whole_word_mask,
     )
     return masking.wrap(dataset_fn)
 
   def run(self):
     self.check_flags()
-    config = BertConfig.from_json_file(self.flags.bert_config_file)
-    config.check_max_seq_length(self.flags.max_seq_length)
+    config = BertConfig.from_json_file(self.config.bert_config_file)
+    config.check_max_seq_length(self.config.max_seq_length)
     config.check_segments(True, "pre-training (next sentence prediction)")
-    input_files = expand_input_files(self.flags.input_file)
+    input_files = expand_input_files(self.config.input_file)
     task = pretraining.PretrainingTask(
-      config, self.flags.max_seq_length, self.flags.max_predictions_per_seq
+      config, self.config.max_seq_length, self.config.max_predictions_per_seq
     )
     specs = task.feature_spec(True)
     for path in input_files:
@@ -108,56 +124,59 @@ class PretrainingJob:
       dataset = input_pipeline.eval_dataset(
         input_files,
         specs,
-        self.flags.eval_batch_size,
+        self.config.eval_batch_size,
         repeat=True,
         drop_remainder=True,
-        max_batches=self.flags.max_eval_steps,
+        max_batches=self.config.max_eval_steps,
       )
-      return trainer.evaluate(dataset, self.flags.eval_batch_size)
+      return trainer.evaluate(dataset, self.config.eval_batch_size)
 
     hook = wiring.eval_hook(
-      self.flags,
+      self.config,
       evaluate,
-      self.flags.bert_config_file,
+      self.config.bert_config_file,
       metric_names=_METRIC_NAMES,
     )
-    make_output_dir(self.flags.output_dir)
+    make_output_dir(self.config.output_dir)
     run_config.check_or_write(
-      self.flags.output_dir,
+      self.config.output_dir,
       run_config.RunConfig(
         "pretraining",
-        {"max_predictions_per_seq": self.flags.max_predictions_per_seq},
+        {"max_predictions_per_seq": self.config.max_predictions_per_seq},
         # The records are tokenized already: the casing is not known here.
-        run_config.tokenizer_settings(self.flags.vocab_file, True, None)
+        run_config.tokenizer_settings(self.config.vocab_file, True, None)
         | {"do_lower_case": None},
-        self.flags.max_seq_length,
+        self.config.max_seq_length,
         config.to_dict(),
       ),
       "use another --output_dir",
     )
     trainer = wiring.build_trainer(
-      self.flags, task, self.flags.num_train_steps, self.flags.num_warmup_steps
+      self.config,
+      task,
+      self.config.num_train_steps,
+      self.config.num_warmup_steps,
     )
 
-    if self.flags.do_train:
+    if self.config.do_train:
       logging.info(
         "***** Running training: batch size %d, %d steps *****",
-        self.flags.train_batch_size,
-        self.flags.num_train_steps,
+        self.config.train_batch_size,
+        self.config.num_train_steps,
       )
       trainer.train(
         self.train_dataset_fn(input_files, specs),
-        self.flags.num_train_steps,
+        self.config.num_train_steps,
         eval_hook=hook,
       )
 
-    if self.flags.do_eval:
+    if self.config.do_eval:
       logging.info(
         "***** Running evaluation: batch size %d, %d steps *****",
-        self.flags.eval_batch_size,
-        self.flags.max_eval_steps,
+        self.config.eval_batch_size,
+        self.config.max_eval_steps,
       )
       write_eval_results(
-        os.path.join(self.flags.output_dir, "eval_results.txt"),
+        os.path.join(self.config.output_dir, "eval_results.txt"),
         evaluate(trainer),
       )

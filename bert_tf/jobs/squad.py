@@ -1,10 +1,11 @@
 """The Job behind run_squad.py: SQuAD JSON -> doc-stride features -> SquadTask
 -> the n-best predictions files and the official eval_results.json.
 
-Its flags are defined by the script (`define_flags`); the Job reads them
-from the FlagValues it is given.
+Its flags are defined by the script (`define_flags`); the Job reads its
+config (below), built from those flags or by the Python API.
 """
 
+import dataclasses
 import random
 
 from absl import logging
@@ -13,6 +14,7 @@ import tqdm
 from bert_tf.io_utils import InputError
 from bert_tf.io_utils import output_set
 from bert_tf.io_utils import require_file
+from bert_tf.jobs import config as job_config
 from bert_tf.jobs import finetune
 from bert_tf.runtime import app
 from data_prep.squad import evaluation as squad_evaluation
@@ -71,6 +73,24 @@ def _sidecar(records_path):
   return records_path + ".features.jsonl"
 
 
+@dataclasses.dataclass
+class SquadConfig(job_config.FinetuneConfig):
+  """run_squad.py's flags (its dev split is --predict_file)."""
+
+  # run_squad.py scores --predict_file when predicting: no --do_eval.
+  NOT_FLAGS = job_config.Config.NOT_FLAGS + ("do_eval", "eval_batch_size")
+  max_seq_length: int = 384
+  train_file: str | None = None
+  predict_file: str | None = None
+  verbose_logging: bool = False
+  doc_stride: int = 128
+  max_query_length: int = 64
+  n_best_size: int = 20
+  max_answer_length: int = 30
+  null_score_diff_threshold: float = 0.0
+  version_2_with_negative: bool = False
+
+
 class SquadJob(finetune.Job):
   """SQuAD questions -> doc-span features -> SquadTask -> predictions and
   the official evaluation. --predict_file is the dev split: predicted with
@@ -89,61 +109,61 @@ class SquadJob(finetune.Job):
       ("do_train", "train_file"),
       ("do_predict", "predict_file"),
     ):
-      if self.flags[do_flag].value and not (
-        file_flag == "train_file" and self.flags.train_records
+      if getattr(self.config, do_flag) and not (
+        file_flag == "train_file" and self.config.train_records
       ):
-        if not self.flags[file_flag].value:
+        if not getattr(self.config, file_flag):
           raise InputError(
             "If `%s` is True, then `%s` must be specified."
             % (do_flag, file_flag)
           )
-        require_file(self.flags[file_flag].value, file_flag)
+        require_file(getattr(self.config, file_flag), file_flag)
     if self.periodic_eval():
-      if not self.flags.predict_file:
+      if not self.config.predict_file:
         raise InputError(
           "evaluation during training needs --predict_file "
           "(a dev set with answers)"
         )
-      require_file(self.flags.predict_file, "predict_file")
+      require_file(self.config.predict_file, "predict_file")
     check_feature_settings(
-      self.flags.max_seq_length,
-      self.flags.doc_stride,
-      self.flags.max_query_length,
+      self.config.max_seq_length,
+      self.config.doc_stride,
+      self.config.max_query_length,
     )
 
   def read(self, split):
-    v2 = self.flags.version_2_with_negative
+    v2 = self.config.version_2_with_negative
     if split == "train":
-      examples = read_squad_examples(self.flags.train_file, True, v2)
+      examples = read_squad_examples(self.config.train_file, True, v2)
       random.Random(12345).shuffle(examples)
       return examples
-    self.dataset = load_squad_json(self.flags.predict_file)
+    self.dataset = load_squad_json(self.config.predict_file)
     self.is_scorable = squad_evaluation.is_scorable(self.dataset, v2)
     if self.periodic_eval() and not self.is_scorable:
       raise InputError(
         "--predict_file=%s has no answers to evaluate during "
-        "training" % self.flags.predict_file
+        "training" % self.config.predict_file
       )
-    return read_squad_examples(self.flags.predict_file, False, v2)
+    return read_squad_examples(self.config.predict_file, False, v2)
 
   def build_task(self, config, tokenizer):
     self.tokenizer = tokenizer  # the features reuse it: no second load
-    return squad.SquadTask(config, self.flags.max_seq_length)
+    return squad.SquadTask(config, self.config.max_seq_length)
 
   def write_records(self, split, path):
     is_training = split == "train"
     counts = write_squad_features(
       self.examples[split],
-      self.flags.vocab_file,
-      self.flags.do_lower_case,
+      self.config.vocab_file,
+      self.config.do_lower_case,
       path,
       None if is_training else _sidecar(path),
-      self.flags.max_seq_length,
-      self.flags.doc_stride,
-      self.flags.max_query_length,
+      self.config.max_seq_length,
+      self.config.doc_stride,
+      self.config.max_query_length,
       is_training,
       progress=True,
-      spm_model_file=self.flags.spm_model_file,
+      spm_model_file=self.config.spm_model_file,
       tokenizer=self.tokenizer,
     )
     logging.info("  Num orig examples = %d", counts.examples)
@@ -154,8 +174,8 @@ class SquadJob(finetune.Job):
       "squad",
       {},
       {
-        "doc_stride": self.flags.doc_stride,
-        "max_query_length": self.flags.max_query_length,
+        "doc_stride": self.config.doc_stride,
+        "max_query_length": self.config.max_query_length,
       },
     )
 
@@ -177,59 +197,61 @@ class SquadJob(finetune.Job):
         rows,
         total=len(features),
         unit="feature",
-        disable=None if self.flags.progress else True,
+        disable=None if self.config.progress else True,
       )
     ]
     return results, squad_postprocess.compute_predictions(
       self.examples["dev"],
       features,
       results,
-      self.flags.n_best_size,
-      self.flags.max_answer_length,
-      self.flags.do_lower_case,
-      self.flags.version_2_with_negative,
-      self.flags.null_score_diff_threshold,
-      bool(self.flags.spm_model_file),
+      self.config.n_best_size,
+      self.config.max_answer_length,
+      self.config.do_lower_case,
+      self.config.version_2_with_negative,
+      self.config.null_score_diff_threshold,
+      bool(self.config.spm_model_file),
     )
 
   def eval_results(self, trainer):
     return squad_evaluation.evaluate_predictions(
       self.dataset,
       self._predict(trainer)[1],
-      self.flags.version_2_with_negative,
+      self.config.version_2_with_negative,
     )
 
   def metric_names(self):
-    return _METRIC_NAMES[self.flags.version_2_with_negative]
+    return _METRIC_NAMES[self.config.version_2_with_negative]
 
   def write_outputs(self, trainer):
     logging.info("***** Running predictions *****")
     results, predictions = self._predict(trainer)
     if not distribution.is_chief(trainer.strategy):
       return  # Every worker predicts; only the chief writes the outputs.
-    with output_set(self.flags.output_dir, PREDICTION_SET):
+    with output_set(self.config.output_dir, PREDICTION_SET):
       self._write_predictions(results, predictions)
 
   def _write_predictions(self, results, predictions):
     squad_postprocess.write_raw_results(
       self.output_path("raw_results.jsonl"),
       results,
-      {name: self.flags[name].value for name in _FEATURE_SETTINGS},
+      {name: getattr(self.config, name) for name in _FEATURE_SETTINGS},
     )
-    squad_postprocess.write_prediction_files(predictions, self.flags.output_dir)
+    squad_postprocess.write_prediction_files(
+      predictions, self.config.output_dir
+    )
     logging.info(
       "%d predictions written to %s",
       len(predictions.predictions),
-      self.flags.output_dir,
+      self.config.output_dir,
     )
     if not self.is_scorable:
       logging.info(
-        "%s has no answers: no eval_results.json", self.flags.predict_file
+        "%s has no answers: no eval_results.json", self.config.predict_file
       )
       return
     squad_postprocess.write_eval_results(
-      self.flags.output_dir,
+      self.config.output_dir,
       squad_evaluation.evaluate_predictions(
-        self.dataset, predictions, self.flags.version_2_with_negative
+        self.dataset, predictions, self.config.version_2_with_negative
       ),
     )

@@ -1,5 +1,5 @@
-"""Flags -> strategy, precision, optimizer, init_checkpoint, `Trainer` and
-the evaluation hook.
+"""Settings (a Job config or parsed flags) -> strategy, precision, optimizer,
+init_checkpoint, `Trainer` and the evaluation hook.
 
 The wiring the original scripts did with `RunConfig` + `TPUEstimator`,
 shared by the fine-tuning skeleton (`bert_tf.jobs.finetune`) and
@@ -37,18 +37,14 @@ from bert_tf.training import unfreezing
 from bert_tf.training.trainer import Trainer
 
 
-def check_do_flags(flag_values, *names):
+def check_do_flags(settings, *names):
   """InputError unless at least one of the `--do_*` flags is set (and
   --train_records, where a script has it, comes with --do_train)."""
-  if not any(flag_values[n].value for n in names):
+  if not any(getattr(settings, n) for n in names):
     raise InputError(
       "At least one of %s must be True." % ", ".join("`%s`" % n for n in names)
     )
-  if (
-    "train_records" in flag_values
-    and flag_values["train_records"].value
-    and not flag_values["do_train"].value
-  ):
+  if getattr(settings, "train_records", None) and not settings.do_train:
     raise InputError("--train_records needs --do_train")
 
 
@@ -119,17 +115,14 @@ def freeze_lowest_layers(task, num_layers):
   task.build_model = build_frozen_model
 
 
-def unfreeze_schedule(flag_values, config=None):
+def unfreeze_schedule(settings, config=None):
   """`--unfreeze_schedule` parsed (checked against `config`'s layers), or
   None; it excludes `--num_frozen_layers`."""
   # Defined by the fine-tuning scripts only (not run_pretraining).
-  text = (
-    "unfreeze_schedule" in flag_values
-    and flag_values["unfreeze_schedule"].value
-  )
+  text = getattr(settings, "unfreeze_schedule", None)
   if not text:
     return None
-  if flag_values["num_frozen_layers"].value:
+  if settings.num_frozen_layers:
     raise InputError(
       "--unfreeze_schedule and --num_frozen_layers: give one "
       "(the schedule's first phase is the frozen start)"
@@ -140,7 +133,7 @@ def unfreeze_schedule(flag_values, config=None):
   return schedule
 
 
-def build_trainer(flag_values, task, num_train_steps=0, num_warmup_steps=0):
+def build_trainer(settings, task, num_train_steps=0, num_warmup_steps=0):
   """Returns a `Trainer` set up from the flags.
 
   In order: seeds / op determinism / `--dtype` policy (before any model is
@@ -151,7 +144,8 @@ def build_trainer(flag_values, task, num_train_steps=0, num_warmup_steps=0):
   flags. Checkpoints go to `--output_dir`.
 
   Args:
-    flag_values: parsed flags (absl FlagValues) with the engine flags plus
+    settings: a Job config (`jobs.config`) or parsed flags: the engine
+      settings plus
       `learning_rate`, `init_checkpoint` and `output_dir`.
     task: a `bert_tf.tasks.base.Task`; its model must have
       `tf1_variables()` when `--init_checkpoint` is set.
@@ -159,29 +153,27 @@ def build_trainer(flag_values, task, num_train_steps=0, num_warmup_steps=0):
       optimizer is then only built so checkpoints restore).
     num_warmup_steps: linear warmup steps.
   """
-  distribution.configure_runtime(**engine_flags.runtime_kwargs(flag_values))
-  strategy = distribution.get_strategy(
-    **engine_flags.strategy_kwargs(flag_values)
-  )
+  distribution.configure_runtime(**engine_flags.runtime_kwargs(settings))
+  strategy = distribution.get_strategy(**engine_flags.strategy_kwargs(settings))
 
   def optimizer_fn():
     return optimization.create_optimizer(
-      flag_values.learning_rate,
+      settings.learning_rate,
       max(num_train_steps, 1),
       num_warmup_steps,
-      optimizer_type=flag_values.optimizer,
+      optimizer_type=settings.optimizer,
     )
 
-  if "num_frozen_layers" in flag_values:
-    freeze_lowest_layers(task, flag_values.num_frozen_layers)
+  if getattr(settings, "num_frozen_layers", 0):
+    freeze_lowest_layers(task, settings.num_frozen_layers)
   return Trainer(
     task,
     optimizer_fn,
-    flag_values.output_dir,
+    settings.output_dir,
     strategy,
-    unfreeze_schedule=unfreeze_schedule(flag_values),
-    init_checkpoint_fn=tf1_init_fn(flag_values.init_checkpoint),
-    **engine_flags.trainer_kwargs(flag_values),
+    unfreeze_schedule=unfreeze_schedule(settings),
+    init_checkpoint_fn=tf1_init_fn(settings.init_checkpoint),
+    **engine_flags.trainer_kwargs(settings),
   )
 
 
@@ -190,42 +182,43 @@ def _save_tf1(prefix, model, global_step):
 
 
 def eval_hook(
-  flag_values, eval_fn, config_file, steps_per_epoch=None, metric_names=None
+  settings, eval_fn, config_file, steps_per_epoch=None, metric_names=None
 ):
   """The `EvalHook` the flags ask for, or None without periodic evaluation.
 
   Args:
-    flag_values: parsed flags with the eval flags and `output_dir`.
+    settings: a Job config or parsed flags: the evaluation settings and
+      `output_dir`.
     eval_fn: `fn(trainer)` -> {metric: value}, the task's full dev
       evaluation of the trainer's current weights.
     config_file: the bert_config.json copied into best/.
     steps_per_epoch: training steps per epoch (for --eval_every_epochs).
     metric_names: the names eval_fn returns, to check --best_metric early.
   """
-  steps, epochs = eval_flags.eval_every(flag_values)
+  steps, epochs = eval_flags.eval_every(settings)
   if epochs is not None:
     steps = max(1, int(steps_per_epoch * epochs))
   if steps is None:
     return None
   return eval_hook_lib.EvalHook(
     eval_fn,
-    flag_values.output_dir,
+    settings.output_dir,
     steps,
-    best_metric=flag_values.best_metric,
-    best_mode=flag_values.best_mode,
-    patience=flag_values.early_stopping_patience,
+    best_metric=settings.best_metric,
+    best_mode=settings.best_mode,
+    patience=settings.early_stopping_patience,
     save_fn=_save_tf1,
     config_file=config_file,
     metric_names=metric_names,
   )
 
 
-def restore_predict_checkpoint(flag_values, trainer):
+def restore_predict_checkpoint(settings, trainer):
   """With --predict_checkpoint=best, loads output_dir/best/ into `trainer`
   for its evaluate/predict calls (its step becomes the reported one)."""
-  if flag_values.predict_checkpoint != "best":
+  if settings.predict_checkpoint != "best":
     return
-  folder = os.path.join(flag_values.output_dir, run_files.BEST_DIR)
+  folder = os.path.join(settings.output_dir, run_files.BEST_DIR)
   prefix = os.path.join(folder, run_files.BEST_CHECKPOINT)
   if not tf.io.gfile.exists(prefix + ".index"):
     raise InputError(

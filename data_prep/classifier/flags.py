@@ -24,6 +24,8 @@ from bert_tf.io_utils import InputError
 from bert_tf.runtime import flag_checks
 from data_prep.classifier import tasks as classifier_tasks
 
+_SEPARATOR = ","  # --multi_label_separator's default
+
 
 def define_task_flags():
   """Defines the --task_name=tsv options and --xnli_language."""
@@ -65,7 +67,7 @@ def define_task_flags():
   )
   flags.DEFINE_string(
     "multi_label_separator",
-    ",",
+    _SEPARATOR,
     "task_name=tsv --multi_label: separator of the labels in a label cell.",
   )
   flags.DEFINE_string(
@@ -92,9 +94,14 @@ _TSV_ONLY = (
 
 
 def processor_from_flags(flag_values):
-  """A ClassifierProcessor for --task_name/--data_dir and the options above."""
+  """A ClassifierProcessor for --task_name/--data_dir and the options above
+  (`flag_values`: parsed flags or a Job config)."""
   tsv_options = {}
-  given = [name for name in _TSV_ONLY if flag_values[name].present]
+  given = [
+    name
+    for name in _TSV_ONLY
+    if getattr(flag_values, name) not in (None, False, _SEPARATOR)
+  ]
   if given and (flag_values.task_name or "").lower() != "tsv":
     raise InputError(
       "--%s is for --task_name=tsv; %s reads its own columns "
