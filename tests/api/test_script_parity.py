@@ -10,42 +10,14 @@ import keras
 import pytest
 
 import bert_tf
-from bert_tf.tasks.result_files import format_value
 from data_prep.ner import conll
 from tests.conftest import FIXTURES
-from tests.helpers import processes
+from tests.helpers.parity import assert_same_txt
+from tests.helpers.parity import results_txt
+from tests.helpers.parity import run_script
 from tests.helpers.scripts import squad_slice
 
 pytestmark = pytest.mark.process  # trains, and runs the scripts
-
-
-def _run_script(script, run, *args):
-  result = processes.run(
-    [
-      script,
-      "--output_dir=%s" % run,
-      "--vocab_file=%s/vocab.txt" % run,
-      "--bert_config_file=%s/bert_config.json" % run,
-      "--noprogress",
-      *args,
-    ]
-  )
-  assert result.returncode == 0, result.stderr[-3000:]
-
-
-def _results_txt(path):
-  return dict(line.split(" = ") for line in path.read_text().splitlines())
-
-
-def _assert_same_txt(script, api):
-  """eval_results.txt lines against the API's values printed the same way
-  (float32 `str`); losses within float32 rounding."""
-  assert set(script) == set(api), (sorted(script), sorted(api))
-  for key, text in script.items():
-    if key.endswith("loss"):
-      assert float(text) == pytest.approx(api[key], rel=1e-5), key
-    else:
-      assert text == format_value(api[key]), (key, text, api[key])
 
 
 _PAIRS = [
@@ -67,7 +39,7 @@ def test_text_classifier_evaluate_is_run_classifiers_eval_results(
     tiny_folder, num_labels=2, max_seq_length=16
   )
   clf.fit(
-    _PAIRS, _LABELS, epochs=5, batch_size=4, learning_rate=1e-3, progress=False
+    _PAIRS, _LABELS, epochs=5, batch_size=4, learning_rate=1e-3, verbose=0
   )
   run = clf.save_run(str(tmp_path / "run"))
   data = tmp_path / "data"
@@ -77,7 +49,7 @@ def test_text_classifier_evaluate_is_run_classifiers_eval_results(
   (data / "dev.tsv").write_text(
     "".join("%s\t%s\t%s\n" % (a, b, y) for (a, b), y in zip(_PAIRS, _LABELS))
   )
-  _run_script(
+  run_script(
     "run_classifier.py",
     run,
     "--task_name=tsv",
@@ -90,9 +62,9 @@ def test_text_classifier_evaluate_is_run_classifiers_eval_results(
     "--data_dir=%s" % data,
     "--max_seq_length=16",
   )
-  script = _results_txt(tmp_path / "run" / "eval_results.txt")
+  script = results_txt(tmp_path / "run" / "eval_results.txt")
   api = clf.evaluate(_PAIRS, _LABELS, batch_size=5)
-  _assert_same_txt(script, api)
+  assert_same_txt(script, api)
   assert script["global_step"] == "15"  # 12 pairs / 4 * 5 epochs
 
 
@@ -113,10 +85,10 @@ def test_token_tagger_evaluate_is_run_ners_eval_results(tiny_folder, tmp_path):
     epochs=30,
     batch_size=4,
     learning_rate=3e-3,
-    progress=False,
+    verbose=0,
   )
   run = tagger.save_run(str(tmp_path / "run"))
-  _run_script(
+  run_script(
     "run_ner.py",
     run,
     "--do_eval",
@@ -124,9 +96,9 @@ def test_token_tagger_evaluate_is_run_ners_eval_results(tiny_folder, tmp_path):
     "--labels=%s" % ",".join(labels),
     "--max_seq_length=8",
   )
-  script = _results_txt(tmp_path / "run" / "eval_results.txt")
+  script = results_txt(tmp_path / "run" / "eval_results.txt")
   api = tagger.evaluate([s.words for s in dev], [s.tags for s in dev])
-  _assert_same_txt(script, api)
+  assert_same_txt(script, api)
   assert 0 < api["eval_f1"] < 1, api  # some entities found, not all
 
 
@@ -162,7 +134,7 @@ def test_span_extractor_evaluate_is_run_squads_eval_results(
     version_2_with_negative=v2,
   )
   run = squad.save_run(str(tmp_path / "run"))
-  _run_script(
+  run_script(
     "run_squad.py",
     run,
     "--do_predict",

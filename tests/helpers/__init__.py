@@ -10,6 +10,8 @@
   (the conftest fixture `head_checkpoint` makes each once per session).
 * `scripts`: arguments and data of tiny run_*.py runs and `start_run`.
 * `tiny_task`: a tiny Task for the engine tests (and its subprocess entry).
+* `parity`: API-vs-script checks (a script on a run folder, its
+  eval_results.txt against the API's `evaluate`).
 * `hf_models`, `squad_golden`, `golden_files`, `conll`, `filesystems`,
   `sentencepiece_model`: fixture data of one area each.
 
