@@ -60,7 +60,7 @@ def test_text_classifier_evaluate_is_run_classifiers_on_mrpc(tmp_path):
   clf = bert_tf.TextClassifier.from_pretrained(
     str(MODEL), task_name="mrpc", max_seq_length=128
   )
-  clf.fit(train_x, train_y, progress=False, **TRAIN)
+  clf.fit(train_x, train_y, verbose=0, **TRAIN)
   run = clf.save_run(str(tmp_path / "run"))
   (tmp_path / "data").mkdir()
   (tmp_path / "data" / "dev.tsv").write_text(dev, "utf-8")
@@ -195,7 +195,7 @@ def test_span_extractor_evaluate_is_run_squads_on_squad_dev(tmp_path):
   squad = bert_tf.SpanExtractor.from_pretrained(
     str(MODEL), max_seq_length=192, **SQUAD_SEQUENCE
   )
-  squad.fit(train_x, train_y, progress=False, **TRAIN)
+  squad.fit(train_x, train_y, verbose=0, **TRAIN)
   run = squad.save_run(str(tmp_path / "run"))
   parity.run_script(
     "run_squad.py",
