@@ -264,6 +264,13 @@ def make_output_dir(path):
   _remove_stale_temps(path)
 
 
+def release_output_dir(path):
+  """Releases this process's lock of `path` (taken by `make_output_dir`)."""
+  lock = _held_locks.pop(os.path.realpath(path), None)
+  if lock is not None:
+    lock.close()
+
+
 # While an `output_set` is open: (its final paths, {final path: temp path}).
 _staged = None
 

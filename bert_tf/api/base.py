@@ -3,39 +3,38 @@
 A task model is an exporter of `bert_tf/export/` (its Keras model, in-graph
 tokenizer and packing, raw-text serving function) plus the script's `Task`
 (loss, metrics), so that `.predict` answers as the exported SavedModel,
-`.fit` trains as the scripts do (`Trainer`, the original AdamWeightDecay
-with warmup and linear decay, batches drawn as the original's
-`repeat().shuffle(100).batch(drop_remainder=True)`), `.save_run` writes a
-run folder the scripts resume and predict from (an engine checkpoint,
+`.fit` runs the task's Job as its script does (`api/fitting.py`: the
+same featurizer, records, optimizer, schedule and evaluation, with Keras
+callbacks), `.evaluate` gives the script's dev metrics, `.save_run` writes
+a run folder the scripts resume and predict from (an engine checkpoint,
 `bert_config.json`, `vocab.txt`, `run_config.json`), and `.export` writes
 `export_saved_model`'s SavedModel.
 
 A subclass names its exporter (`KIND`, also run_config.json's task) and
-says how its Python inputs become serving inputs (`_inputs`), training
-features (`_features`: the scripts' data_prep featurizer, with `tokenizer`),
-results (`_results`) and metrics (`_metrics`: the scripts' results code).
+its Job (`JOB`, `CONFIG`), and says how its Python inputs become serving
+inputs (`_inputs`), a split the Job reads (`_split_data`), features for
+`evaluate` (`_features`: the scripts' data_prep featurizer, with
+`tokenizer`), results (`_results`) and metrics (`_metrics`: the scripts'
+results code).
 """
 
 import os
 import shutil
-import tempfile
 
 import numpy as np
 import tensorflow as tf
 
+from bert_tf.api import fitting
 from bert_tf.api import sources
 from bert_tf.export import get_exporter
 from bert_tf.io_utils import InputError
 from bert_tf.io_utils import make_temp_dir
-from bert_tf.jobs import wiring
 from bert_tf.tokenizers.loading import load_tokenizer
 from bert_tf.training import checkpointing
 from bert_tf.training import inference
 from bert_tf.training import optimization
 from bert_tf.training import run_config
-from bert_tf.training.trainer import Trainer
 
-_SHUFFLE_BUFFER = 100  # the original's training input
 # The encoder's inputs, as every featurizer names them.
 INPUTS = ("input_ids", "input_mask", "segment_ids")
 
@@ -44,6 +43,9 @@ class TaskApi:
   """A fine-tunable task model over raw text (see the subclasses)."""
 
   KIND = None
+  # The task's Job and its config (`bert_tf.jobs`): what `fit` runs.
+  JOB = None
+  CONFIG = None
   DEFAULT_MAX_SEQ_LENGTH = 128
 
   def __init__(
@@ -59,8 +61,6 @@ class TaskApi:
       config, vocab_file, do_lower_case, max_seq_length, self._options()
     )
     self.task = self._task()
-    # The Trainer trains the exporter's model: one model for all uses.
-    self.task.build_model = lambda: self.exporter.model
     self.global_step = 0
     self.training = {}
     self._optimizer = None
@@ -143,6 +143,15 @@ class TaskApi:
     """{serving input name: numpy strings} of the user's inputs."""
     raise NotImplementedError
 
+  def _split_data(self, x, y):
+    """Labelled inputs as the task's Job reads a split in memory (its
+    `from_data`): e.g. run_classifier.py's InputExamples."""
+    raise NotImplementedError
+
+  def _job_settings(self):
+    """The task's own fields of its Job config (`CONFIG`) for this model."""
+    return {}
+
   def _features(self, x, y):
     """{feature: numpy array} of labelled examples, as the Task reads."""
     raise NotImplementedError
@@ -166,57 +175,61 @@ class TaskApi:
     self,
     x,
     y,
+    validation_data=None,
     epochs=3.0,
     batch_size=32,
     learning_rate=5e-5,
     warmup_proportion=0.1,
+    callbacks=None,
+    verbose="auto",
     output_dir=None,
-    progress=True,
+    **settings,
   ):
-    """Fine-tunes on `x`, `y` as the training scripts do; -> the Trainer's
-    stats per host loop. Each call is one run of the schedule (warmup and
-    decay over its own steps, fresh Adam slots). `output_dir`: keep the
-    run's checkpoints there (resumed if it holds them, as a script's
-    --output_dir); default: a temporary folder, removed afterwards."""
-    features = self._features(x, y)
-    count = len(next(iter(features.values())))
-    num_steps, num_warmup = wiring.train_steps(
-      count, batch_size, epochs, warmup_proportion
-    )
-    folder = output_dir or tempfile.mkdtemp(prefix="bert_tf_fit_")
-    trainer = Trainer(
-      self.task,
-      lambda: optimization.create_optimizer(
-        learning_rate, num_steps, num_warmup
-      ),
-      folder,
-      progress=progress,
-      save_checkpoints_steps=0,
-    )
+    """Fine-tunes on `x`, `y` as the task's script does (its Job: the same
+    featurizer, windows, optimizer and schedule); -> keras History.
 
-    def dataset_fn(ctx):
-      del ctx  # one input pipeline
-      return (
-        tf.data.Dataset.from_tensor_slices(features)
-        .repeat()
-        .shuffle(_SHUFFLE_BUFFER)
-        .batch(batch_size, drop_remainder=True)
-      )
+    Args:
+      x, y: the training inputs and labels (as `evaluate` takes them).
+      validation_data: (x, y) evaluated every epoch with the script's dev
+        metrics, logged as `val_<metric>` (e.g. val_accuracy, val_f1).
+      epochs, batch_size, learning_rate, warmup_proportion: the script's
+        --num_train_epochs, --train_batch_size, --learning_rate,
+        --warmup_proportion.
+      callbacks: Keras callbacks (EarlyStopping, ModelCheckpoint,
+        TensorBoard, ...), called at the end of each epoch.
+      verbose: 0 silent, 1 progress bar, 2 one line per epoch; "auto": 1 in
+        a terminal, else 2.
+      output_dir: keep the run folder there (locked while training; resumed
+        if it holds this model's run, as a script's --output_dir); default:
+        a temporary folder, removed afterwards.
+      **settings: any other setting of the script, by its flag's name:
+        num_frozen_layers, unfreeze_schedule, eval_every_steps,
+        best_metric, early_stopping_patience, seed, optimizer,
+        gradient_accumulation_steps, ...
 
-    try:
-      history = trainer.train(dataset_fn, num_steps)
-    finally:
-      if not output_dir:
-        shutil.rmtree(folder, ignore_errors=True)
-    self.global_step = trainer.global_step
-    self._optimizer = trainer.optimizer
-    self.training = {
-      "learning_rate": learning_rate,
-      "num_train_epochs": epochs,
-      "train_batch_size": batch_size,
-      "warmup_proportion": warmup_proportion,
-    }
-    return history
+    Each call is one run of the schedule (warmup and decay over its own
+    steps, fresh Adam slots). A refused or diverging call leaves the
+    model's weights unchanged.
+    """
+    data = {"train": self._split_data(x, y)}
+    if validation_data is not None:
+      if not isinstance(validation_data, (tuple, list)) or (
+        len(validation_data) != 2
+      ):
+        raise InputError("validation_data: an (x, y) pair")
+      data["dev"] = self._split_data(*validation_data)
+    return fitting.fit(
+      self,
+      data,
+      epochs,
+      batch_size,
+      learning_rate,
+      warmup_proportion,
+      callbacks,
+      verbose,
+      output_dir,
+      settings,
+    )
 
   def _rows(self, features, batch_size, keys):
     """The model's outputs (+ the features `keys`) per example, in order."""
@@ -270,7 +283,8 @@ class TaskApi:
   # --- Run folders and SavedModels. ---------------------------------------
 
   def run_settings(self):
-    """This model's `run_config.RunConfig` (vocab path: the run's copy)."""
+    """This model's `run_config.RunConfig` (its vocabulary is copied into
+    the run folder)."""
     return run_config.RunConfig(
       self.KIND,
       self.head,
@@ -298,14 +312,8 @@ class TaskApi:
       tf.train.CheckpointManager(
         checkpoint, tmp_dir, max_to_keep=1, checkpoint_name="ckpt"
       ).save(checkpoint_number=self.global_step)
-      with open(os.path.join(tmp_dir, "bert_config.json"), "w") as f:
-        f.write(self.config.to_json_string())
-      shutil.copyfile(self.vocab_file, os.path.join(tmp_dir, "vocab.txt"))
-      settings = self.run_settings()
-      settings.tokenizer["vocab_file"] = os.path.join(
-        os.path.abspath(run_dir), "vocab.txt"
-      )
-      run_config.check_or_write(tmp_dir, settings)
+      # With its own vocab.txt and bert_config.json: the folder moves.
+      run_config.check_or_write(tmp_dir, self.run_settings())
       os.replace(tmp_dir, run_dir)
     finally:
       shutil.rmtree(tmp_dir, ignore_errors=True)

@@ -29,6 +29,7 @@ from bert_tf.api.base import strings
 from bert_tf.api.base import TaskApi
 from bert_tf.export.classifier import TASK_LABELS
 from bert_tf.io_utils import InputError
+from bert_tf.jobs import classifier as classifier_job
 from bert_tf.tasks import classifier_results
 from bert_tf.tasks.classification import ClassificationTask
 from data_prep.classifier.example import InputExample
@@ -39,6 +40,8 @@ class TextClassifier(TaskApi):
   """Sentence (pair) classification or regression over raw text."""
 
   KIND = "classifier"
+  JOB = classifier_job.ClassifierJob
+  CONFIG = classifier_job.ClassifierConfig
 
   @classmethod
   def _settings(cls, given, recorded):
@@ -160,24 +163,38 @@ class TextClassifier(TaskApi):
         )
     return names
 
-  def _features(self, x, y):
+  def _job_settings(self):
+    name = self.head["task_name"]
+    if name != "tsv":
+      return {"task_name": name}
+    # The columns a TSV of these examples has; in-memory examples are not
+    # read by column.
+    own = {"task_name": "tsv", "text_a_column": 0, "label_column": 1}
+    if self.labels is None:
+      return dict(own, regression=True)
+    return dict(own, labels=list(self.labels))
+
+  def _split_data(self, x, y):
+    """run_classifier.py's InputExamples of the inputs."""
     inputs = self._inputs(x)
     # The SavedModel takes text_b when the model was trained on pairs.
     self.exporter.options["text_b"] = "text_b" in inputs
     count = len(inputs["text_a"])
     text_b = inputs.get("text_b", [None] * count)
-    examples = [
+    return [
       InputExample("api-%d" % i, a, b, label)
       for i, (a, b, label) in enumerate(
         zip(inputs["text_a"], text_b, self._label_names(y, count))
       )
     ]
+
+  def _features(self, x, y):
     # run_classifier.py's featurizer (with its WordPiece tokenizer).
     rows = [
       convert_single_example(
         e, self.labels, self.max_seq_length, self.tokenizer
       )
-      for e in examples
+      for e in self._split_data(x, y)
     ]
     label_type = np.float32 if self.labels is None else np.int32
     return dict(

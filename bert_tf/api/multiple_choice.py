@@ -24,6 +24,7 @@ from bert_tf.api.base import stacked
 from bert_tf.api.base import strings
 from bert_tf.api.base import TaskApi
 from bert_tf.io_utils import InputError
+from bert_tf.jobs import multiple_choice as multiple_choice_job
 from bert_tf.tasks import classifier_results
 from bert_tf.tasks.multiple_choice import MultipleChoiceTask
 from data_prep.multiple_choice.examples import MultipleChoiceExample
@@ -34,6 +35,8 @@ class MultipleChoice(TaskApi):
   """Pick one of `num_choices` endings of a context."""
 
   KIND = "multiple_choice"
+  JOB = multiple_choice_job.MultipleChoiceJob
+  CONFIG = multiple_choice_job.MultipleChoiceConfig
 
   @classmethod
   def _settings(cls, given, recorded):
@@ -96,7 +99,8 @@ class MultipleChoice(TaskApi):
       "endings": np.stack([r[2] for r in rows]),
     }
 
-  def _features(self, x, y):
+  def _split_data(self, x, y):
+    """run_multiple_choice.py's examples of the inputs."""
     inputs = self._inputs(x)
     y = np.asarray(list(y))
     count = len(inputs["context"])
@@ -109,17 +113,19 @@ class MultipleChoice(TaskApi):
         "labels: need %d ending indices in [0, %d), got %r"
         % (count, self.num_choices, y.tolist()[:5])
       )
-    rows = [
-      convert_example(
-        MultipleChoiceExample(
-          "api-%d" % i, context, prefix, list(endings), int(label)
-        ),
-        self.max_seq_length,
-        self.tokenizer,
+    return [
+      MultipleChoiceExample(
+        "api-%d" % i, context, prefix, list(endings), int(label)
       )
       for i, (context, prefix, endings, label) in enumerate(
         zip(inputs["context"], inputs["prefix"], inputs["endings"], y)
       )
+    ]
+
+  def _features(self, x, y):
+    rows = [
+      convert_example(example, self.max_seq_length, self.tokenizer)
+      for example in self._split_data(x, y)
     ]
     return stacked(rows, INPUTS + ("is_real_example",), label_ids="label_id")
 

@@ -27,6 +27,7 @@ from bert_tf.api.base import stacked
 from bert_tf.api.base import strings
 from bert_tf.api.base import TaskApi
 from bert_tf.io_utils import InputError
+from bert_tf.jobs import squad as squad_job
 from bert_tf.tasks.squad import SquadTask
 from data_prep.squad import evaluation as squad_evaluation
 from data_prep.squad import postprocess as squad_postprocess
@@ -84,6 +85,8 @@ class SpanExtractor(TaskApi):
   """The answer span of a question in a context."""
 
   KIND = "squad"
+  JOB = squad_job.SquadJob
+  CONFIG = squad_job.SquadConfig
   DEFAULT_MAX_SEQ_LENGTH = 384
 
   @classmethod
@@ -138,6 +141,16 @@ class SpanExtractor(TaskApi):
       features.append,
     )
     return features
+
+  def _job_settings(self):
+    return dict(self.sequence)
+
+  def _split_data(self, x, y):
+    """The SQuAD JSON "data" list of the inputs (`squad_data`)."""
+    data = squad_data(x, y, self._v2)
+    if not self._examples(data, True):
+      raise InputError("no answer of the inputs was found in its context")
+    return data
 
   def _features(self, x, y):
     examples = self._examples(squad_data(x, y, self._v2), True)

@@ -24,6 +24,7 @@ import numpy as np
 from bert_tf.api.base import strings
 from bert_tf.api.base import TaskApi
 from bert_tf.io_utils import InputError
+from bert_tf.jobs import ner as ner_job
 from bert_tf.tasks.tagging import TaggingTask
 from data_prep.ner import conll
 from data_prep.ner import evaluation
@@ -35,6 +36,8 @@ class TokenTagger(TaskApi):
   """One IOB2 tag per word."""
 
   KIND = "ner"
+  JOB = ner_job.TaggingJob
+  CONFIG = ner_job.TaggingConfig
 
   @classmethod
   def _settings(cls, given, recorded):
@@ -97,8 +100,15 @@ class TokenTagger(TaskApi):
     del names  # always word lists
     return self.exporter.serve_words, {"words": [None, None]}
 
-  def _windows(self, x, y):
-    """(Sentences, run_ner.py's Windows of them) of labelled inputs."""
+  def _job_settings(self):
+    return {
+      "labels": ",".join(self.labels),
+      "feature_mode": self.head.get("feature_mode", "fine_tune"),
+      "lstm_units": self.head.get("lstm_units", 768),
+    }
+
+  def _split_data(self, x, y):
+    """run_ner.py's Sentences of labelled inputs."""
     words, tags = self._words(x), [list(t) for t in y]
     if len(words) != len(tags):
       raise InputError("%d inputs but %d tag lists" % (len(words), len(tags)))
@@ -114,10 +124,14 @@ class TokenTagger(TaskApi):
         raise InputError(
           "tag %r: not one of labels=%s" % (bad[0], ",".join(self.labels))
         )
-    sentences = [
+    return [
       conll.Sentence(w, t, i, list(range(1, len(w) + 1)), "inputs[%d]" % i)
       for i, (w, t) in enumerate(zip(words, tags))
     ]
+
+  def _windows(self, x, y):
+    """(Sentences, run_ner.py's Windows of them) of labelled inputs."""
+    sentences = self._split_data(x, y)
     # document_context is the exporter's serving choice; run_ner.py records
     # none in its run, and each input is its own document here.
     featurizer = Featurizer(self.tokenizer, self.labels, self.max_seq_length)

@@ -47,6 +47,11 @@ input_pipeline = app.lazy_import("bert_tf.training.input_pipeline")
 run_config = app.lazy_import("bert_tf.training.run_config")
 wiring = app.lazy_import("bert_tf.jobs.wiring")
 
+# A built model a run trains and evaluates instead of the one
+# --bert_config_file, --vocab_file and --init_checkpoint describe (the
+# Python API's): its BertConfig, tokenizer and Keras task model.
+Pretrained = collections.namedtuple("Pretrained", "bert_config tokenizer model")
+
 # A split of a job: the `--do_*` flag that asks for it, its TFRecord file in
 # output_dir and its batch-size flag.
 Split = collections.namedtuple("Split", "do_flag record batch_flag")
@@ -135,11 +140,28 @@ class Job:
 
   # --- What the skeleton gives a script. -----------------------------------
 
+  @property
+  def in_memory(self):
+    """Whether the examples come with the config (the API's), not files."""
+    return self.config.examples is not None
+
+  def read_split(self, split):
+    """`split`'s examples: the config's in-memory data, else `read`."""
+    if self.in_memory:
+      return self.from_data(split, self.config.examples[split])
+    return self.read(split)
+
+  def from_data(self, split, data):
+    """The examples of in-memory `data` (what `read` returns, by default)."""
+    return data
+
   def wanted(self, split):
     """Whether this run reads `split` (dev also for periodic evaluation;
     train not with --train_records)."""
     if split == "train" and self.config.train_records:
       return False
+    if self.in_memory:
+      return split in self.config.examples
     return bool(
       getattr(self.config, self.splits[split].do_flag)
       or (split == "dev" and self.periodic_eval())
@@ -190,21 +212,29 @@ class Job:
     return os.path.join(self.config.output_dir, name)
 
 
-def _check_flags(job):
-  """Flags and files every job needs; -> (BertConfig, tokenizer)."""
+def _check_flags(job, pretrained):
+  """Flags and files every job needs; -> BertConfig."""
   f = job.config
+  # Data flags are not needed for in-memory examples, nor model files for a
+  # built model.
+  skip = ("data_dir",) if job.in_memory else ()
+  if pretrained:
+    skip += ("bert_config_file", "vocab_file")
   for name in job.required:
-    if not getattr(f, name):
+    if not getattr(f, name) and name not in skip:
       raise InputError("--%s is required" % name)
-  wiring.check_case(f.do_lower_case, f.init_checkpoint)
   wiring.check_do_flags(
     f, "do_train", *(job.splits[s].do_flag for s in job.splits if s != "train")
   )
   eval_flags.check_eval_flags(f, training=f.do_train)
-  if not f.spm_model_file:
-    require_file(f.vocab_file, "vocab_file")
-  require_file(f.bert_config_file, "bert_config_file")
-  config = BertConfig.from_json_file(f.bert_config_file)
+  if pretrained:
+    config = pretrained.bert_config
+  else:
+    wiring.check_case(f.do_lower_case, f.init_checkpoint)
+    if not f.spm_model_file:
+      require_file(f.vocab_file, "vocab_file")
+    require_file(f.bert_config_file, "bert_config_file")
+    config = BertConfig.from_json_file(f.bert_config_file)
   config.check_max_seq_length(f.max_seq_length)
   if f.num_frozen_layers > config.num_hidden_layers:  # before any output
     raise InputError(
@@ -285,17 +315,31 @@ def clear_run_folder(folder, inputs):
   run_config.clear(folder, inputs)
 
 
-def run(job):
-  """Checks, reads, trains, evaluates and predicts as the flags ask."""
+def run(job, pretrained=None, listener=None):
+  """Checks, reads, trains, evaluates and predicts as the config asks;
+  -> (the Trainer, its training history).
+
+  Args:
+    job: a `Job` with its config.
+    pretrained: a `Pretrained` model to train instead of the config's
+      model files (the API's).
+    listener: `fn(trainer, metrics)` -> True to stop training, called after
+      each evaluation during training (the API's Keras callbacks).
+  """
   f = job.config
-  config = _check_flags(job)
+  config = _check_flags(job, pretrained)
   # Every file is read now, so a bad line fails before any training.
   job.examples = {
-    split: job.read(split) for split in job.splits if job.wanted(split)
+    split: job.read_split(split) for split in job.splits if job.wanted(split)
   }
-  tokenizer = load_tokenizer(f.vocab_file, f.do_lower_case, f.spm_model_file)
-  config.check_vocab(tokenizer.vocab, f.spm_model_file or f.vocab_file)
+  if pretrained:
+    tokenizer = pretrained.tokenizer
+  else:
+    tokenizer = load_tokenizer(f.vocab_file, f.do_lower_case, f.spm_model_file)
+    config.check_vocab(tokenizer.vocab, f.spm_model_file or f.vocab_file)
   job.task = job.build_task(config, tokenizer)
+  if pretrained:
+    job.task.build_model = lambda: pretrained.model
   config.check_segments(*job.segments())
   num_steps, num_warmup, steps_per_epoch, train_files = 0, 0, None, None
   num_train = 0
@@ -307,7 +351,12 @@ def run(job):
     )
   # Before any output, so that a bad --best_metric leaves nothing behind.
   hook = wiring.eval_hook(
-    f, job.eval_results, f.bert_config_file, steps_per_epoch, job.metric_names()
+    f,
+    job.eval_results if "dev" in job.examples else lambda trainer: {},
+    f.bert_config_file,
+    steps_per_epoch,
+    job.metric_names(),
+    listener,
   )
   settings = _settings(job, config)
   make_output_dir(f.output_dir)
@@ -321,10 +370,15 @@ def run(job):
     logging.info("  Num examples = %d", num_train)
     logging.info("  Batch size = %d", f.train_batch_size)
     logging.info("  Num steps = %d", num_steps)
-    trainer.train(job.train_dataset_fn(files), num_steps, eval_hook=hook)
+    history = trainer.train(
+      job.train_dataset_fn(files), num_steps, eval_hook=hook
+    )
+  else:
+    history = []
   if any(getattr(f, job.splits[s].do_flag) for s in job.splits if s != "train"):
     wiring.restore_predict_checkpoint(f, trainer)
     job.write_outputs(trainer)
+  return trainer, history
 
 
 # Path-like settings that are not read: the run's outputs, and a choice.

@@ -46,12 +46,18 @@ class MultipleChoiceJob(finetune.Job):
     only_records = self.config.train_records and not (
       self.config.do_eval or self.config.do_predict or self.periodic_eval()
     )
-    if not self.config.data_dir and not only_records:
+    if not (self.config.data_dir or only_records or self.in_memory):
       raise InputError("--data_dir is required")
 
   def read(self, split):
     path = mc_examples.split_file(self.config.data_dir, split)
-    examples = mc_examples.read_examples(path, split)
+    return self._checked(mc_examples.read_examples(path, split), path)
+
+  def from_data(self, split, data):
+    return self._checked(data, "%s inputs" % split)
+
+  def _checked(self, examples, path):
+    """`examples`, with as many choices as the first split read."""
     count = len(examples[0].endings)
     first = self._first = self._first or (path, count)
     if count != first[1]:

@@ -19,6 +19,7 @@ from bert_tf.jobs import finetune
 from bert_tf.runtime import app
 from data_prep.squad import evaluation as squad_evaluation
 from data_prep.squad import postprocess as squad_postprocess
+from data_prep.squad.example import data_examples
 from data_prep.squad.example import load_squad_json
 from data_prep.squad.example import read_squad_examples
 from data_prep.squad.features import check_feature_settings
@@ -69,6 +70,12 @@ PREDICTION_SET = (
 )
 
 
+def _shuffled(examples):
+  """Training examples in the original's order (a fixed shuffle)."""
+  random.Random(12345).shuffle(examples)
+  return examples
+
+
 def _sidecar(records_path):
   return records_path + ".features.jsonl"
 
@@ -109,6 +116,8 @@ class SquadJob(finetune.Job):
       ("do_train", "train_file"),
       ("do_predict", "predict_file"),
     ):
+      if self.in_memory:
+        break
       if getattr(self.config, do_flag) and not (
         file_flag == "train_file" and self.config.train_records
       ):
@@ -118,7 +127,7 @@ class SquadJob(finetune.Job):
             % (do_flag, file_flag)
           )
         require_file(getattr(self.config, file_flag), file_flag)
-    if self.periodic_eval():
+    if self.periodic_eval() and not self.in_memory:
       if not self.config.predict_file:
         raise InputError(
           "evaluation during training needs --predict_file "
@@ -134,17 +143,32 @@ class SquadJob(finetune.Job):
   def read(self, split):
     v2 = self.config.version_2_with_negative
     if split == "train":
-      examples = read_squad_examples(self.config.train_file, True, v2)
-      random.Random(12345).shuffle(examples)
-      return examples
-    self.dataset = load_squad_json(self.config.predict_file)
-    self.is_scorable = squad_evaluation.is_scorable(self.dataset, v2)
+      return _shuffled(read_squad_examples(self.config.train_file, True, v2))
+    return self._dev(
+      load_squad_json(self.config.predict_file),
+      lambda: read_squad_examples(self.config.predict_file, False, v2),
+      "--predict_file=%s" % self.config.predict_file,
+    )
+
+  def from_data(self, split, data):
+    """`data`: a SQuAD JSON "data" list (the API's)."""
+    v2 = self.config.version_2_with_negative
+    if split == "train":
+      return _shuffled(data_examples(data, "inputs", True, v2)[0])
+    return self._dev(
+      data,
+      lambda: data_examples(data, "inputs", False, v2)[0],
+      "validation data",
+    )
+
+  def _dev(self, dataset, examples, name):
+    """The dev examples of `dataset` (kept to score the predictions)."""
+    self.dataset = dataset
+    v2 = self.config.version_2_with_negative
+    self.is_scorable = squad_evaluation.is_scorable(dataset, v2)
     if self.periodic_eval() and not self.is_scorable:
-      raise InputError(
-        "--predict_file=%s has no answers to evaluate during "
-        "training" % self.config.predict_file
-      )
-    return read_squad_examples(self.config.predict_file, False, v2)
+      raise InputError("%s has no answers to evaluate during training" % name)
+    return examples()
 
   def build_task(self, config, tokenizer):
     self.tokenizer = tokenizer  # the features reuse it: no second load

@@ -182,7 +182,12 @@ def _save_tf1(prefix, model, global_step):
 
 
 def eval_hook(
-  settings, eval_fn, config_file, steps_per_epoch=None, metric_names=None
+  settings,
+  eval_fn,
+  config_file,
+  steps_per_epoch=None,
+  metric_names=None,
+  listener=None,
 ):
   """The `EvalHook` the flags ask for, or None without periodic evaluation.
 
@@ -194,6 +199,7 @@ def eval_hook(
     config_file: the bert_config.json copied into best/.
     steps_per_epoch: training steps per epoch (for --eval_every_epochs).
     metric_names: the names eval_fn returns, to check --best_metric early.
+    listener: see `EvalHook`.
   """
   steps, epochs = eval_flags.eval_every(settings)
   if epochs is not None:
@@ -210,6 +216,7 @@ def eval_hook(
     save_fn=_save_tf1,
     config_file=config_file,
     metric_names=metric_names,
+    listener=listener,
   )
 
 

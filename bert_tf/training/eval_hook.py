@@ -83,6 +83,8 @@ class EvalHook:
     config_file: copied into best/ as bert_config.json.
     metric_names: if given, `best_metric` must be one of them (checked now,
       before any training).
+    listener: `fn(trainer, metrics)` called after each evaluation (e.g.
+      Keras callbacks); True stops training.
   """
 
   def __init__(
@@ -96,6 +98,7 @@ class EvalHook:
     save_fn=None,
     config_file=None,
     metric_names=None,
+    listener=None,
   ):
     if every_steps < 1:
       raise InputError("eval every_steps must be >= 1, got %d" % every_steps)
@@ -118,6 +121,7 @@ class EvalHook:
     self.patience = patience
     self.save_fn = save_fn
     self.config_file = config_file
+    self.listener = listener
     self.history = []
     self.best = None  # best.json of best/: metric, mode, value, global_step.
     self.stopped = None  # early_stopping.json once stopped.
@@ -245,7 +249,10 @@ class EvalHook:
         self.patience,
         self.best_metric,
       )
-    return bool(self.stopped)
+    stop = bool(self.stopped)
+    if self.listener is not None:
+      stop = bool(self.listener(trainer, metrics)) or stop
+    return stop
 
   def _save_best(self, model):
     """Builds best.tmp/ and swaps it in for best/ (renames only)."""

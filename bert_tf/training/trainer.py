@@ -105,6 +105,7 @@ class Trainer:
       self.optimizer = optimizer
       self.optimizer.build(self.model.trainable_variables)
     self._synced_checkpoint = None  # Path whose values are in memory.
+    self.last_loss = None  # of the latest host loop
     self._initialized = False
     # True while evaluating in-memory weights (during training, or weights
     # loaded by `use_loaded_weights`): no restore from output_dir then.
@@ -271,6 +272,7 @@ class Trainer:
         )
         bar.logged()
         history.append(dict(stats, step=stop))
+        self.last_loss = loss
         step = stop
         evaluate = eval_hook and eval_hook.is_due(step, num_steps)
         if (

@@ -32,9 +32,7 @@ def test_multiple_choice(tiny_folder, tmp_path):
   )
   labels = [0, 2] * 4
   before = mc.evaluate(_MC, labels)
-  mc.fit(
-    _MC, labels, epochs=5, batch_size=4, learning_rate=1e-3, progress=False
-  )
+  mc.fit(_MC, labels, epochs=5, batch_size=4, learning_rate=1e-3, verbose=0)
   after = mc.evaluate(_MC, labels)
   assert after["global_step"] == 10
   assert after["eval_loss"] < before["eval_loss"]
@@ -91,7 +89,7 @@ def test_token_tagger(tiny_folder, tmp_path):
     epochs=10,
     batch_size=4,
     learning_rate=1e-3,
-    progress=False,
+    verbose=0,
   )
   after = tagger.evaluate([words] * 4, [tags] * 4)
   assert after["eval_loss"] < before["eval_loss"]
@@ -136,9 +134,7 @@ def test_span_extractor(tiny_folder, tmp_path):
   }
   assert (features["start_positions"] > 0).sum() >= 2
   before = squad.evaluate(x * 4, y * 4)
-  squad.fit(
-    x * 4, y * 4, epochs=5, batch_size=4, learning_rate=1e-3, progress=False
-  )
+  squad.fit(x * 4, y * 4, epochs=5, batch_size=4, learning_rate=1e-3, verbose=0)
   assert squad.evaluate(x * 4, y * 4)["eval_loss"] < before["eval_loss"]
   answers = squad.predict(x)
   assert len(answers) == 2 and all(isinstance(a, str) for a in answers)
