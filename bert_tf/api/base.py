@@ -120,7 +120,8 @@ class TaskApi:
       head,
       sequence,
     )
-    source.load(model.exporter)
+    # A run's step: evaluate reports it, save_run continues it.
+    model.global_step = source.load(model.exporter) or 0
     return model
 
   # --- What a task provides. ----------------------------------------------

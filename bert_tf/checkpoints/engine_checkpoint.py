@@ -23,6 +23,14 @@ from bert_tf.io_utils import InputError
 _STEP_KEY = "optimizer/_iterations/.ATTRIBUTES/VARIABLE_VALUE"
 
 
+def global_step(reader):
+  """The step an engine checkpoint (its `tf.train.load_checkpoint` reader)
+  was saved at, or None (an original-format checkpoint's is not read)."""
+  if not reader.has_tensor(_STEP_KEY):
+    return None
+  return int(reader.get_tensor(_STEP_KEY))
+
+
 def restore_engine_checkpoint(model, prefix):
   """Loads every variable of `model` from a `Trainer` checkpoint.
 
@@ -53,10 +61,7 @@ def export_tf1_checkpoint(model, model_dir, output_dir):
   """
   prefix = checkpoint_io.resolve_checkpoint(model_dir)
   restore_engine_checkpoint(model, prefix)
-  reader = tf.train.load_checkpoint(prefix)
-  step = (
-    int(reader.get_tensor(_STEP_KEY)) if reader.has_tensor(_STEP_KEY) else None
-  )
+  step = global_step(tf.train.load_checkpoint(prefix))
   output = checkpoint_io.save_tf1_checkpoint(
     os.path.join(output_dir, "bert_model.ckpt"),
     model.tf1_variables(),

@@ -177,11 +177,13 @@ class Exporter:
 
   def restore(self, checkpoint):
     """Loads every weight from a run's output_dir / `ckpt-N` (engine) or an
-    original-format prefix; a weight missing from it is an InputError."""
+    original-format prefix; a weight missing from it is an InputError.
+    -> the checkpoint's global step (None if it records none)."""
     prefix = checkpoint_io.resolve_checkpoint(checkpoint)
     checkpoint_io.checkpoint_shapes(prefix)  # an unreadable .index: one line
     try:
       reader = tf.train.load_checkpoint(prefix)
+      step = engine_checkpoint.global_step(reader)
       if reader.has_tensor(_OBJECT_GRAPH_KEY):
         engine_checkpoint.restore_engine_checkpoint(
           self.engine_object(), prefix
@@ -219,6 +221,7 @@ class Exporter:
       )
     self._metadata["checkpoint"] = prefix
     logging.info("restored %s from %s", self.NAME, prefix)
+    return step
 
   def check_batch(self, tensors):
     """The inputs, once they are known to share one batch size (nothing

@@ -146,20 +146,11 @@ def ner(tmp_path_factory):
 
 def test_token_tagger_evaluate_is_run_ners_on_conll(ner):
   script, api = ner
-  # global_step: the xfail below.
-  parity.assert_same_txt(
-    {k: v for k, v in script.items() if k != "global_step"},
-    {k: v for k, v in api.items() if k != "global_step"},
-  )
+  parity.assert_same_txt(script, api)
   assert script["global_step"] == "32"
   assert 0 < api["eval_f1"] < 1, api
 
 
-@pytest.mark.xfail(
-  strict=True,
-  reason="from_pretrained(run folder) restores the weights but not the "
-  "run's step: TaskApi.global_step (bert_tf/api/base.py) is set by fit only",
-)
 def test_token_tagger_of_a_run_reports_the_runs_global_step(ner):
   script, api = ner
   assert str(api["global_step"]) == script["global_step"]

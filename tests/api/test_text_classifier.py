@@ -79,6 +79,7 @@ def test_save_run_is_read_by_from_pretrained_and_export(trained, tmp_path):
   expected = clf.predict(_PAIRS[:4])
   again = bert_tf.TextClassifier.from_pretrained(run)
   assert again.labels == ["0", "1"] and again.max_seq_length == 16
+  assert again.global_step == clf.global_step == 20  # the run's step
   np.testing.assert_allclose(again.predict(_PAIRS[:4]), expected, atol=1e-6)
   clf.export(str(tmp_path / "serving"))
   serve = tf.saved_model.load(str(tmp_path / "serving")).signatures[
