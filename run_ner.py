@@ -94,7 +94,7 @@ def define_flags():
 
 
 def main(_):
-  finetune.run(ner_job.TaggingJob(ner_job.TaggingConfig.from_flags(FLAGS)))
+  finetune.run(ner_job.NerJob(ner_job.NerConfig.from_flags(FLAGS)))
 
 
 def run():

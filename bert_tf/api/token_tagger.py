@@ -25,7 +25,7 @@ from bert_tf.api.base import strings
 from bert_tf.api.base import TaskApi
 from bert_tf.io_utils import InputError
 from bert_tf.jobs import ner as ner_job
-from bert_tf.tasks.tagging import TaggingTask
+from bert_tf.tasks.ner import NerTask
 from data_prep.ner import conll
 from data_prep.ner import evaluation
 from data_prep.ner.features import Featurizer
@@ -36,8 +36,8 @@ class TokenTagger(TaskApi):
   """One IOB2 tag per word."""
 
   KIND = "ner"
-  JOB = ner_job.TaggingJob
-  CONFIG = ner_job.TaggingConfig
+  JOB = ner_job.NerJob
+  CONFIG = ner_job.NerConfig
 
   @classmethod
   def _settings(cls, given, recorded):
@@ -71,7 +71,7 @@ class TokenTagger(TaskApi):
     }
 
   def _task(self):
-    return TaggingTask(
+    return NerTask(
       self.config,
       len(self.labels),
       self.max_seq_length,

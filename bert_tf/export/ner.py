@@ -46,8 +46,8 @@ from bert_tf.export.base import WINDOWS_PER_CALL
 from bert_tf.export.ner_windows import entities
 from bert_tf.export.ner_windows import sentence_windows
 from bert_tf.io_utils import InputError
-from bert_tf.tasks.tagging import check_feature_mode
-from bert_tf.tasks.tagging import TaggingModel
+from bert_tf.tasks.ner import check_feature_mode
+from bert_tf.tasks.ner import NerModel
 
 # The code points Python's str.split() splits on.
 _PY_SPACE = (
@@ -122,7 +122,7 @@ class NerExporter(Exporter):
   def build_model(self, config):
     self._unk_id = vocab_tokens(self.tokenizer.vocab_file).index("[UNK]")
     check_feature_mode(self.options["feature_mode"], config.num_hidden_layers)
-    return TaggingModel(
+    return NerModel(
       config,
       len(self.options["labels"]),
       self.options["feature_mode"],

@@ -1,4 +1,4 @@
-"""The Job behind run_ner.py: CoNLL files -> run_ner's windows -> TaggingTask ->
+"""The Job behind run_ner.py: CoNLL files -> run_ner's windows -> NerTask ->
 tagged files and entity-level results.
 
 Its flags are defined by the script (`define_flags`); the Job reads its
@@ -31,7 +31,7 @@ evaluation = app.lazy_import("data_prep.ner.evaluation")
 input_pipeline = app.lazy_import("bert_tf.training.input_pipeline")
 
 
-tagging = app.lazy_import("bert_tf.tasks.tagging")
+ner_task = app.lazy_import("bert_tf.tasks.ner")
 
 
 # split -> (its file flag, its file names in --data_dir, output prefix)
@@ -66,7 +66,7 @@ def _read(flag_values, path):
 
 
 @dataclasses.dataclass
-class TaggingConfig(job_config.FinetuneConfig):
+class NerConfig(job_config.FinetuneConfig):
   """run_ner.py's flags."""
 
   data_dir: str | None = None
@@ -80,14 +80,14 @@ class TaggingConfig(job_config.FinetuneConfig):
   document_context: bool = False
 
 
-class TaggingJob(finetune.Job):
-  """CoNLL sentences -> windows -> TaggingTask -> predictions and
+class NerJob(finetune.Job):
+  """CoNLL sentences -> windows -> NerTask -> predictions and
   entity-level results."""
 
   pairs = (False, "NER")
 
   def check_flags(self, config):
-    tagging.check_feature_mode(
+    ner_task.check_feature_mode(
       self.config.feature_mode, config.num_hidden_layers
     )
     if self.config.train_records and not self.config.labels:
@@ -145,7 +145,7 @@ class TaggingJob(finetune.Job):
         len(self.examples[split]),
         len(windows),
       )
-    return tagging.TaggingTask(
+    return ner_task.NerTask(
       config,
       len(self.labels),
       self.config.max_seq_length,

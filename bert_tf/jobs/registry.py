@@ -10,7 +10,7 @@ cannot be half added. TensorFlow-free: names only, nothing is imported.
 
 Example:
     from bert_tf.jobs.registry import TASKS
-    print(TASKS["ner"].job)  # bert_tf.jobs.ner.TaggingJob
+    print(TASKS["ner"].job)  # bert_tf.jobs.ner.NerJob
 """
 
 import collections
@@ -47,14 +47,15 @@ TASKS = {
     script="run_classifier.py",
     console_scripts=("bert-run-classifier", "bert-classifier-features"),
   ),
-  # Named "ner" everywhere a user types it; the head and Task keep the
-  # general name (token classification / tagging) of what they compute.
+  # "ner" in every module and class name; `token_classifier` is the head's
+  # TF1 scope (cls/token_classifier/*) that checkpoints hold, and
+  # `TokenTagger` the API class (what its users do with it).
   "ner": TaskPieces(
     heads=("token_classifier",),
-    task="bert_tf.tasks.tagging.TaggingTask",
-    schema="tagging_schema",
+    task="bert_tf.tasks.ner.NerTask",
+    schema="ner_schema",
     data_prep="data_prep.ner",
-    job="bert_tf.jobs.ner.TaggingJob",
+    job="bert_tf.jobs.ner.NerJob",
     exporter="ner",
     api="bert_tf.api.token_tagger.TokenTagger",
     script="run_ner.py",

@@ -77,7 +77,7 @@ def pretraining_schema(max_seq_length, max_predictions_per_seq):
   )
 
 
-def tagging_schema(max_seq_length):
+def ner_schema(max_seq_length):
   """run_ner.py records: one tag per word piece, weighted where scored."""
   return Schema(
     _sequences(max_seq_length)

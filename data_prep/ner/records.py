@@ -1,4 +1,4 @@
-"""Tagging windows -> TFRecord files (TF-free), the features `TaggingTask`
+"""Tagging windows -> TFRecord files (TF-free), the features `NerTask`
 parses: `input_ids`, `input_mask`, `segment_ids`, `label_ids` (int64) and
 `label_weights` (float32: 1 on the first piece of each word the window
 predicts), all zero-padded to max_seq_length.
@@ -7,7 +7,7 @@ Example:
     count = write_windows("out/train.tf_record", windows, 128)
 """
 
-from bert_tf.records.task_schemas import tagging_schema
+from bert_tf.records.task_schemas import ner_schema
 from bert_tf.records.tfrecord_file import write_tfrecord_file
 
 
@@ -31,7 +31,7 @@ def window_record(window, max_seq_length):
   # Mask and segment values are 0/1: their varints are the bytes themselves.
   values["input_mask"] = bytes(values["input_mask"])
   values["segment_ids"] = bytes(values["segment_ids"])
-  return tagging_schema(max_seq_length).encode(values)
+  return ner_schema(max_seq_length).encode(values)
 
 
 def write_windows(path, windows, max_seq_length):

@@ -14,7 +14,7 @@ from bert_tf.export.ner import NerExporter
 from bert_tf.io_utils import InputError
 from bert_tf.modeling.bert_config import BertConfig
 from bert_tf.tasks.multiple_choice import MultipleChoiceModel
-from bert_tf.tasks.tagging import TaggingModel
+from bert_tf.tasks.ner import NerModel
 from tests.conftest import FIXTURES
 from tests.helpers.checkpoints import with_heads
 
@@ -43,7 +43,7 @@ def models(tmp_path_factory):
     "ner": _export(
       tmp_path,
       "ner",
-      TaggingModel(CONFIG, len(LABELS)),
+      NerModel(CONFIG, len(LABELS)),
       NerExporter,
       labels=LABELS,
     ),

@@ -23,7 +23,7 @@ pytestmark = pytest.mark.process
 CONFIGS = {
   "run_classifier": classifier.ClassifierConfig,
   "run_squad": squad.SquadConfig,
-  "run_ner": ner.TaggingConfig,
+  "run_ner": ner.NerConfig,
   "run_multiple_choice": multiple_choice.MultipleChoiceConfig,
   "run_pretraining": pretraining.PretrainingConfig,
   "extract_features": extract_features.FeatureExtractionConfig,

@@ -12,7 +12,7 @@ import pytest
 import tensorflow as tf
 
 from bert_tf.modeling.bert_config import BertConfig
-from bert_tf.tasks.tagging import TaggingModel
+from bert_tf.tasks.ner import NerModel
 from data_prep.ner import conll
 from tests.helpers.checkpoints import ckpt_prefix
 from tests.helpers.checkpoints import config_file
@@ -54,7 +54,7 @@ def _check_predictions(path, sentences):
 
 def _trained_model(output_dir):
   config = BertConfig.from_json_file(config_file("ckpt_a"))
-  model = TaggingModel(config, 9)
+  model = NerModel(config, 9)
   path = str(output_dir / ("ckpt-%d" % NER_STEPS))
   tf.train.Checkpoint(model=model).read(path).expect_partial()
   return model

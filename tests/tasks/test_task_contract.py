@@ -19,9 +19,9 @@ from bert_tf import tasks as tasks_package
 from bert_tf.tasks.base import Task
 from bert_tf.tasks.classification import ClassificationTask
 from bert_tf.tasks.multiple_choice import MultipleChoiceTask
+from bert_tf.tasks.ner import NerTask
 from bert_tf.tasks.pretraining import PretrainingTask
 from bert_tf.tasks.squad import SquadTask
-from bert_tf.tasks.tagging import TaggingTask
 from tests.helpers.checkpoints import config_of
 
 CONFIG = config_of("ckpt_b")  # 1 layer, H=32, vocabulary 3000
@@ -51,7 +51,7 @@ _TASKS = {
     lambda b: math.log(2),
   ),
   "multiple_choice": (MultipleChoiceTask(CONFIG, C, S), lambda b: math.log(C)),
-  "tagging": (TaggingTask(CONFIG, K, S), lambda b: math.log(K)),
+  "tagging": (NerTask(CONFIG, K, S), lambda b: math.log(K)),
   "squad": (SquadTask(CONFIG, S), lambda b: math.log(S)),
   "pretraining": (
     PretrainingTask(CONFIG, S, P),

@@ -32,9 +32,9 @@ def registered_heads():
   from bert_tf.modeling.heads import classifier_head
   from bert_tf.modeling.heads import masked_lm_head
   from bert_tf.modeling.heads import multiple_choice_head
+  from bert_tf.modeling.heads import ner_head
   from bert_tf.modeling.heads import next_sentence_head
   from bert_tf.modeling.heads import squad_head
-  from bert_tf.modeling.heads import token_classifier_head
 
   return dict(_REGISTRY)
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from bert_tf.records.task_schemas import tagging_schema
+from bert_tf.records.task_schemas import ner_schema
 from bert_tf.tokenizers import tokenization
 from data_prep.ner import conll
 from data_prep.ner import evaluation
@@ -193,7 +193,7 @@ def test_records_parse_with_the_task_spec(tmp_path, tokenizer):
   assert write_windows(path, windows, 8) == len(windows) > len(sentences)
   records = list(tf.data.TFRecordDataset(path))
   for window, record in zip(windows, records):
-    parsed = tf.io.parse_single_example(record, tagging_schema(8).parse_spec())
+    parsed = tf.io.parse_single_example(record, ner_schema(8).parse_spec())
     n = len(window.input_ids)
     pad = [0] * (8 - n)
     assert parsed["input_ids"].numpy().tolist() == window.input_ids + pad

@@ -1,7 +1,7 @@
-"""`TokenClassifierHead`: per-token tag logits, as the BERT paper's NER.
+"""`NerHead`: per-token tag logits, as the BERT paper's NER.
 
 Example:
-    head = TokenClassifierHead(config, num_labels=9)
+    head = NerHead(config, num_labels=9)
     logits = head(outputs["sequence_output"], training=True)  # [B, S, 9]
 
 Dropout 0.1 in training, then one projection shared by every position:
@@ -19,11 +19,12 @@ from bert_tf.modeling.heads.output_projection import OutputProjection
 
 _DROPOUT = 0.1
 _STDDEV = 0.02
+# The TF1 scope checkpoints hold (a name of the format, kept as it is).
 _SCOPE = "cls/token_classifier"
 
 
 @register_head("token_classifier")
-class TokenClassifierHead(keras.layers.Layer):
+class NerHead(keras.layers.Layer):
   """dropout(x) . W^T + b at every position -> float32 logits [B, S, K]."""
 
   TF1_MARKER = _SCOPE + "/output_weights"

@@ -1,6 +1,6 @@
 """Token tagging (NER), fine-tuned or feature-based as the BERT paper.
 
-`TaggingModel`: BertEncoder -> per-token features -> TokenClassifierHead
+`NerModel`: BertEncoder -> per-token features -> NerHead
 (`cls/token_classifier/output_weights` [K, in], `output_bias` [K]) -> logits
 [B, S, K]. The loss is the cross-entropy of the labelled positions
 (`label_weights` 1 on the first piece of each word, 0 elsewhere), averaged
@@ -16,21 +16,21 @@ over them.
   the head are trained on top.
 
 Example:
-    model = TaggingModel(config, num_labels=9, feature_mode="fine_tune")
+    model = NerModel(config, num_labels=9, feature_mode="fine_tune")
     outputs = model(features, training=False)
     outputs["logits"]       # [B, S, 9]
     outputs["predictions"]  # [B, S] argmax label ids
     outputs["loss_sum"]     # [B] weighted token loss, with label_ids
 
-For the `Trainer`: `Trainer(TaggingTask(config, 9, 128), ...)`.
+For the `Trainer`: `Trainer(NerTask(config, 9, 128), ...)`.
 """
 
 import keras
 import tensorflow as tf
 
 from bert_tf.io_utils import InputError
-from bert_tf.modeling.heads.token_classifier_head import TokenClassifierHead
-from bert_tf.records.task_schemas import tagging_schema
+from bert_tf.modeling.heads.ner_head import NerHead
+from bert_tf.records.task_schemas import ner_schema
 from bert_tf.tasks.base import Task
 from bert_tf.tasks.base import TaskModel
 
@@ -78,7 +78,7 @@ class ScalarMix(keras.layers.Layer):
     return self.gamma * sum(weights[j] * x for j, x in enumerate(inputs))
 
 
-class TaggingModel(TaskModel):
+class NerModel(TaskModel):
   """Per-token label logits over a tagging feature dict."""
 
   def __init__(
@@ -112,7 +112,7 @@ class TaggingModel(TaskModel):
         # One attribute per layer, so object checkpoints track each.
         setattr(self, "bilstm_%d" % i, bilstm)
       input_size = width
-    self.head = TokenClassifierHead(config, num_labels, input_size)
+    self.head = NerHead(config, num_labels, input_size)
 
   def heads(self):
     """`cls/token_classifier/output_weights` / `output_bias`."""
@@ -164,7 +164,7 @@ def tagging_loss(features, outputs):
   )
 
 
-class TaggingTask(Task):
+class NerTask(Task):
   """Per-token tagging (run_ner.py)."""
 
   name = "tagging"
@@ -185,7 +185,7 @@ class TaggingTask(Task):
     self.lstm_units = lstm_units
 
   def build_model(self):
-    return TaggingModel(
+    return NerModel(
       self.config, self.num_labels, self.feature_mode, self.lstm_units
     )
 
@@ -194,4 +194,4 @@ class TaggingTask(Task):
 
   def feature_spec(self, is_training):
     del is_training  # Every split has the same features.
-    return tagging_schema(self.max_seq_length).parse_spec()
+    return ner_schema(self.max_seq_length).parse_spec()

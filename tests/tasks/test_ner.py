@@ -1,4 +1,4 @@
-"""TaggingModel / TokenClassifierHead: logits and the weighted token loss
+"""NerModel / NerHead: logits and the weighted token loss
 by hand, the head in the registry, the feature modes' layer combinations,
 and a frozen encoder staying bit-identical while the BiLSTM trains."""
 
@@ -9,12 +9,12 @@ import tensorflow as tf
 from bert_tf.io_utils import InputError
 from bert_tf.modeling.bert_config import BertConfig
 from bert_tf.modeling.heads import heads_for_variables
-from bert_tf.modeling.heads.token_classifier_head import TokenClassifierHead
-from bert_tf.tasks.tagging import check_feature_mode
-from bert_tf.tasks.tagging import FEATURE_MODES
-from bert_tf.tasks.tagging import tagging_loss
-from bert_tf.tasks.tagging import TaggingModel
-from bert_tf.tasks.tagging import TaggingTask
+from bert_tf.modeling.heads.ner_head import NerHead
+from bert_tf.tasks.ner import check_feature_mode
+from bert_tf.tasks.ner import FEATURE_MODES
+from bert_tf.tasks.ner import NerModel
+from bert_tf.tasks.ner import NerTask
+from bert_tf.tasks.ner import tagging_loss
 from bert_tf.training import optimization
 from bert_tf.training.trainer import Trainer
 
@@ -55,7 +55,7 @@ def _log_softmax(x):
 
 
 def test_fine_tune_logits_and_weighted_loss():
-  model = TaggingModel(_config(2), NUM_LABELS)
+  model = NerModel(_config(2), NUM_LABELS)
   features = _features()
   outputs = model(features, training=False)
   sequence = model.encoder(features)["sequence_output"].numpy()
@@ -76,7 +76,7 @@ def test_fine_tune_logits_and_weighted_loss():
 
 def test_head_names_and_registry():
   config = _config(1)
-  head = TokenClassifierHead(config, 9)
+  head = NerHead(config, 9)
   assert {k: tuple(v.shape) for k, v in head.tf1_variables().items()} == {
     "cls/token_classifier/output_weights": (9, 16),
     "cls/token_classifier/output_bias": (9,),
@@ -86,7 +86,7 @@ def test_head_names_and_registry():
   )
   assert list(found) == ["token_classifier"]
   assert found["token_classifier"].projection.output_weights.shape == (9, 512)
-  model = TaggingModel(config, 9, "last", lstm_units=8)
+  model = NerModel(config, 9, "last", lstm_units=8)
   names = model.tf1_variables()
   assert names["cls/token_classifier/output_weights"].shape == (9, 16)
   assert "bert/encoder/layer_0/output/dense/kernel" in names
@@ -96,7 +96,7 @@ def test_head_names_and_registry():
 def test_feature_modes_combine_the_frozen_layers():
   features = _features()
   for mode in FEATURE_MODES[1:]:
-    model = TaggingModel(_config(), NUM_LABELS, mode, lstm_units=8)
+    model = NerModel(_config(), NUM_LABELS, mode, lstm_units=8)
     outputs = model.encoder(features)
     layers = [outputs["embedding_output"]] + outputs["encoder_outputs"]
     layers = [x.numpy() for x in layers]
@@ -125,7 +125,7 @@ def test_feature_modes_combine_the_frozen_layers():
 
 @pytest.mark.process
 def test_feature_mode_trains_bilstm_on_a_frozen_encoder(tmp_path):
-  task = TaggingTask(_config(), NUM_LABELS, 8, "concat_last_four", lstm_units=8)
+  task = NerTask(_config(), NUM_LABELS, 8, "concat_last_four", lstm_units=8)
   trainer = Trainer(
     task,
     lambda: optimization.create_optimizer(1e-2, 6, 0),
