@@ -31,6 +31,7 @@ from bert_tf.jobs import squad as squad_job
 from bert_tf.tasks.squad import SquadTask
 from data_prep.squad import evaluation as squad_evaluation
 from data_prep.squad import postprocess as squad_postprocess
+from data_prep.squad import raw_results
 from data_prep.squad.example import data_examples
 from data_prep.squad.features import convert_examples_to_features
 
@@ -178,7 +179,7 @@ class SpanExtractor(TaskApi):
     }
     # tolist(): the float32 values as Python floats, as run_squad.py has them.
     results = [
-      squad_postprocess.RawResult(
+      raw_results.RawResult(
         uid, row["start_logits"].tolist(), row["end_logits"].tolist()
       )
       for uid, row in rows.items()

@@ -19,6 +19,7 @@ from bert_tf.jobs import finetune
 from bert_tf.runtime import app
 from data_prep.squad import evaluation as squad_evaluation
 from data_prep.squad import postprocess as squad_postprocess
+from data_prep.squad import raw_results
 from data_prep.squad.example import data_examples
 from data_prep.squad.example import load_squad_json
 from data_prep.squad.example import read_squad_examples
@@ -212,7 +213,7 @@ class SquadJob(finetune.Job):
     # tolist(): Python floats holding the exact float32 values, so
     # re-scoring raw_results.jsonl later gives the same predictions.
     results = [
-      squad_postprocess.RawResult(
+      raw_results.RawResult(
         int(row["unique_ids"]),
         row["start_logits"].tolist(),
         row["end_logits"].tolist(),
@@ -255,7 +256,7 @@ class SquadJob(finetune.Job):
       self._write_predictions(results, predictions)
 
   def _write_predictions(self, results, predictions):
-    squad_postprocess.write_raw_results(
+    raw_results.write_raw_results(
       self.output_path("raw_results.jsonl"),
       results,
       {name: getattr(self.config, name) for name in _FEATURE_SETTINGS},

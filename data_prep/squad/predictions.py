@@ -26,6 +26,7 @@ from bert_tf.tokenizers.loading import load_tokenizer
 from data_prep.squad import evaluation as squad_evaluation
 from data_prep.squad import flags as squad_flags
 from data_prep.squad import postprocess as squad_postprocess
+from data_prep.squad import raw_results
 from data_prep.squad.example import load_squad_json
 from data_prep.squad.example import read_squad_examples
 from data_prep.squad.features import convert_examples_to_features
@@ -83,10 +84,10 @@ def main(_):
     False,
     features.append,
   )
-  results = squad_postprocess.read_raw_results(
+  results = raw_results.read_raw_results(
     FLAGS.raw_results_file, FLAGS.max_seq_length
   )
-  squad_postprocess.check_raw_results(
+  raw_results.check_raw_results(
     FLAGS.raw_results_file,
     results,
     {

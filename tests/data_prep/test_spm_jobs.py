@@ -13,6 +13,7 @@ import pytest
 import sentencepiece as spm
 
 from data_prep.squad import postprocess
+from data_prep.squad import raw_results
 from data_prep.squad.example import read_squad_examples
 from data_prep.squad.records import read_features_sidecar
 from tests.conftest import FIXTURES
@@ -157,7 +158,7 @@ def test_classifier_and_squad_with_sentencepiece(tmp_path):
   features = read_features_sidecar(
     str(tmp_path / "squad.tf_record.features.jsonl")
   )[1]
-  results = postprocess.read_raw_results(str(raw), 96)
+  results = raw_results.read_raw_results(str(raw), 96)
   by_mode = [
     postprocess.compute_predictions(
       examples, features, results, 20, 30, True, False, 0.0, sentencepiece

@@ -13,6 +13,7 @@ import pytest
 
 from bert_tf.tokenizers.tokenization import FullTokenizer
 from data_prep.squad import postprocess
+from data_prep.squad import raw_results
 from data_prep.squad.example import read_squad_examples
 from data_prep.squad.example import split_context
 from data_prep.squad.features import convert_examples_to_features
@@ -191,7 +192,7 @@ def test_v2_single_best_matches_postprocess(v2_run, tmp_path):
     False,
     features.append,
   )
-  results = postprocess.read_raw_results(str(output_dir / "raw_results.jsonl"))
+  results = raw_results.read_raw_results(str(output_dir / "raw_results.jsonl"))
   scored = postprocess.compute_predictions(
     examples, features, results, 1, 30, True, True
   )

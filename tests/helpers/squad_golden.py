@@ -16,7 +16,7 @@ import numpy as np
 from bert_tf.tokenizers import tokenization
 from data_prep.squad.example import read_squad_examples
 from data_prep.squad.features import convert_examples_to_features
-from data_prep.squad.postprocess import RawResult
+from data_prep.squad.raw_results import RawResult
 from tests import conftest
 
 REPO = conftest.REPO

@@ -16,7 +16,7 @@ from data_prep.multiple_choice import features as mc_features
 from data_prep.ner import conll
 from data_prep.ner.features import Featurizer
 from data_prep.ner.records import write_windows
-from data_prep.squad import postprocess
+from data_prep.squad import raw_results
 from data_prep.squad.example import read_squad_examples
 from data_prep.squad.features import convert_examples_to_features
 from tests.conftest import FIXTURES
@@ -331,12 +331,12 @@ def test_squad_logits_are_not_rescored_with_other_windows(tmp_path):
   )
   assert len(features) > 3  # several windows per context
   results = [
-    postprocess.RawResult(f.unique_id, [0.0] * 64, [0.0] * 64) for f in features
+    raw_results.RawResult(f.unique_id, [0.0] * 64, [0.0] * 64) for f in features
   ]
   recorded = tmp_path / "run" / "raw_results.jsonl"
-  postprocess.write_raw_results(str(recorded), results, settings)
+  raw_results.write_raw_results(str(recorded), results, settings)
   bare = tmp_path / "bare" / "raw_results.jsonl"  # no settings file
-  postprocess.write_raw_results(str(bare), results)
+  raw_results.write_raw_results(str(bare), results)
   common = [
     "--predict_file=%s" % dev,
     "--vocab_file=" + vocab,

@@ -17,6 +17,7 @@ from bert_tf.tasks.squad import SquadModel
 from bert_tf.tokenizers import tokenization
 from bert_tf.training import input_pipeline
 from data_prep.squad import postprocess as squad_postprocess
+from data_prep.squad import raw_results
 from data_prep.squad.example import read_squad_examples
 from data_prep.squad.records import read_features_sidecar
 from tests.helpers.checkpoints import CKPT
@@ -114,9 +115,7 @@ def _check_outputs(output_dir, examples, max_nbest=20):
       list(e) == ["text", "probability", "start_logit", "end_logit"]
       for e in entries
     )
-  raw = squad_postprocess.read_raw_results(
-    str(output_dir / "raw_results.jsonl"), 64
-  )
+  raw = raw_results.read_raw_results(str(output_dir / "raw_results.jsonl"), 64)
   _, features = read_features_sidecar(
     str(output_dir / "eval.tf_record.features.jsonl")
   )

@@ -11,7 +11,7 @@ import tensorflow as tf
 
 from bert_tf.records.task_schemas import squad_schema
 from data_prep.squad import records as squad_records
-from data_prep.squad.postprocess import write_raw_results
+from data_prep.squad.raw_results import write_raw_results
 from tests.helpers.squad_golden import examples_and_features
 from tests.helpers.squad_golden import golden_bytes
 from tests.helpers.squad_golden import golden_jsonl

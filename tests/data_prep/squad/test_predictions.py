@@ -9,8 +9,8 @@ from data_prep.squad.example import load_squad_json
 from data_prep.squad.example import SquadExample
 from data_prep.squad.features import InputFeatures
 from data_prep.squad.postprocess import compute_predictions
-from data_prep.squad.postprocess import RawResult
 from data_prep.squad.postprocess import write_predictions
+from data_prep.squad.raw_results import RawResult
 from tests.helpers.squad_golden import examples_and_features
 from tests.helpers.squad_golden import golden_bytes
 from tests.helpers.squad_golden import input_path

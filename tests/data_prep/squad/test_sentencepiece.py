@@ -11,6 +11,7 @@ from bert_tf.tokenizers.sentencepiece_tokenizer import pieces_to_text
 from bert_tf.tokenizers.sentencepiece_tokenizer import SentencePieceTokenizer
 from bert_tf.tokenizers.tokenization import FullTokenizer
 from data_prep.squad import postprocess
+from data_prep.squad import raw_results
 from data_prep.squad.example import read_squad_examples
 from data_prep.squad.features import convert_examples_to_features
 from data_prep.squad.features import improve_answer_span
@@ -44,7 +45,7 @@ def _answers_from_labels(path, tokenizer, sentencepiece, lower=True):
     start, end = [0.0] * 128, [0.0] * 128
     if feature.token_is_max_context.get(feature.start_position):
       start[feature.start_position] = end[feature.end_position] = 10.0
-    results.append(postprocess.RawResult(feature.unique_id, start, end))
+    results.append(raw_results.RawResult(feature.unique_id, start, end))
 
   convert_examples_to_features(
     examples, tokenizer, 128, 64, 32, True, output_fn
