@@ -22,7 +22,18 @@ $(STAMP): requirements.txt requirements-beam.txt pyproject.toml Makefile
 	$(PY) -m pip install -q -e .
 	touch $(STAMP)
 
-.PHONY: demo lint test test-fast test-all
+# The browser tests (marker `browser`) drive Debian's chromium through its
+# chromedriver: installed by apt once (as root, else through sudo), nothing
+# done when both are there; without apt-get those tests skip with the reason.
+browser:
+	@if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; \
+	then if command -v apt-get >/dev/null; then \
+	  SUDO=$$([ "$$(id -u)" = 0 ] || echo sudo); \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO \
+	    apt-get install -y -qq --no-install-recommends chromium chromium-driver; \
+	else echo "no apt-get: the browser tests will be skipped"; fi; fi
+
+.PHONY: demo lint test test-fast test-all browser
 demo: $(STAMP)
 	bash examples/demo.sh
 
@@ -30,11 +41,11 @@ lint: $(STAMP)
 	$(PY) -m ruff format --check .
 	$(PY) -m ruff check .
 
-test: lint
+test: lint browser
 	$(PY) -m pytest -q -n $(PYTEST_WORKERS) --durations=15 -m "not slow" tests
 
 test-fast: $(STAMP)
 	$(PY) -m pytest -q -m "not slow and not process" tests
 
-test-all: $(STAMP)
+test-all: $(STAMP) browser
 	$(PY) -m pytest -q -n $(PYTEST_WORKERS) tests

@@ -34,6 +34,7 @@ _BELOW_JOBS = {
   "bert_tf.training",
   "bert_tf.tasks",
   "bert_tf.export",
+  "bert_tf.attention",
   # Feature conversion (TensorFlow-free): what the scripts, Beam and the
   # API all call. Never a data_prep command or Beam driver (_NEVER).
   "data_prep",
@@ -44,6 +45,8 @@ _LAYERS = {
   "bert_tf.runtime": {"bert_tf.io_utils"},
   "bert_tf.tokenizers": {"bert_tf.io_utils"},
   "bert_tf.records": {"bert_tf.io_utils"},
+  # Attention maps as data: reader, divergence, figures, the HTML page.
+  "bert_tf.attention": {"bert_tf.io_utils"},
   "bert_tf.checkpoints": {"bert_tf.io_utils", "bert_tf.modeling.bert_config"},
   "bert_tf.modeling": {"bert_tf.io_utils", "bert_tf.checkpoints"},
   "bert_tf.training": {"bert_tf.io_utils", "bert_tf.records"},
@@ -104,6 +107,10 @@ _FACADES = {
 _LIBRARY_TENSORFLOW_FREE = (
   "bert_tf",
   "bert_tf.io_utils",
+  "bert_tf.attention.divergence",
+  "bert_tf.attention.figures",
+  "bert_tf.attention.maps",
+  "bert_tf.attention.page",
   "bert_tf.tokenizers.tokenization",
   "bert_tf.tokenizers.loading",
   "bert_tf.records.example_bytes",
