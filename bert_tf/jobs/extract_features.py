@@ -3,12 +3,14 @@ per token as JSON lines (and attention maps with --output_attentions)."""
 
 import contextlib
 import dataclasses
+import os
 
 from absl import logging
 import tqdm
 
 from bert_tf.io_utils import atomic_output
 from bert_tf.io_utils import InputError
+from bert_tf.io_utils import output_set
 from bert_tf.io_utils import require_file
 from bert_tf.jobs import config as job_config
 from bert_tf.modeling.bert_config import BertConfig
@@ -24,6 +26,9 @@ distribution = app.lazy_import("bert_tf.training.distribution")
 feature_extraction = app.lazy_import("bert_tf.tasks.feature_extraction")
 
 pretrained = app.lazy_import("bert_tf.modeling.pretrained")
+
+# --output_attentions' file: beside --output_file, under its name.
+_ATTENTIONS = ".attentions.npz"
 
 
 def _parse_layers(text):
@@ -104,11 +109,20 @@ class FeatureExtractionJob:
       self.config.batch_size,
       output_attentions=self.config.output_attentions,
     )
+    output = os.path.abspath(self.config.output_file)
     with contextlib.ExitStack() as stack:
+      # The lines and their attention maps are one set: an earlier run's
+      # .attentions.npz never stays beside new lines.
+      stack.enter_context(
+        output_set(
+          os.path.dirname(output),
+          [os.path.basename(output), os.path.basename(output) + _ATTENTIONS],
+        )
+      )
       writer = stack.enter_context(atomic_output(self.config.output_file))
       attentions = (
         stack.enter_context(
-          atomic_output(self.config.output_file + ".attentions.npz", "wb")
+          atomic_output(self.config.output_file + _ATTENTIONS, "wb")
         )
         if (self.config.output_attentions)
         else None

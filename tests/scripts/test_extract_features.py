@@ -148,7 +148,7 @@ def test_bfloat16_values_are_float32_rounded(tmp_path):
     ({"input_file": "/nonexistent/in.txt"}, "input_file"),
     (
       {"bert_config_file": str(ENCODER_DIR / "ckpt_b" / "bert_config.json")},
-      "bert/embeddings/LayerNorm/beta",
+      "bert/embeddings/word_embeddings is [3000, 64], but the config",
     ),
   ],
 )
@@ -173,3 +173,15 @@ def test_read_examples(tmp_path):
   path.write_bytes(b"\xff\xfe bad")
   with pytest.raises(InputError, match="in.txt"):
     read_examples(str(path))
+
+
+@pytest.mark.process
+def test_a_run_without_attentions_removes_an_earlier_runs_maps(tmp_path):
+  assert _run(tmp_path, output_attentions="true").returncode == 0
+  maps = tmp_path / "out.jsonl.attentions.npz"
+  assert maps.is_file()
+  # The maps described the earlier lines: they go with them.
+  result = _run(tmp_path, layers="-1")
+  assert result.returncode == 0, result.stderr
+  assert not maps.exists()
+  assert sorted(p.name for p in tmp_path.iterdir()) == ["out.jsonl"]
