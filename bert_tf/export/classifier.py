@@ -46,6 +46,7 @@ TASK_LABELS = {
   "rte": (_NLI2, True),
   "wnli": (_BINARY, True),
   "xnli": (_NLI3, True),
+  "fakenews": (("agreed", "disagreed", "unrelated"), True),
 }
 
 

@@ -8,6 +8,12 @@ eval_accuracy, as the original run_classifier does. Rows whose
 is_real_example is 0 (TPU padding) are left out, as the original's metric
 weights do.
 
+The fake-news pair task (WSDM 2019 Cup, ByteDance, on Kaggle) adds the
+competition's weighted categorization accuracy: each example weighs by its
+true label (agreed 1/15, disagreed 1/5, unrelated 1/16, the published
+weights), and the score is the weight of the correct examples over the
+total weight.
+
 Multi-label tasks (a 0/1 label vector per example, new) are scored by
 `multi_label_metrics`: per-label F1 and micro/macro F1 over labels whose
 sigmoid probability is > 0.5, and subset accuracy (the whole set right).
@@ -15,6 +21,8 @@ sigmoid probability is > 0.5, and subset accuracy (the whole set right).
 Example:
     compute_metrics("mrpc", logits, label_ids, is_real_example)
     # {"eval_accuracy": 0.84, "eval_f1": 0.88}
+    compute_metrics("fakenews", logits, label_ids)
+    # {"eval_accuracy": 0.8, "eval_weighted_accuracy": 0.7}
     compute_metrics("sts-b", scores, label_scores)
     # {"eval_pearson": 0.87, "eval_spearmanr": 0.86}
     multi_label_metrics(probabilities, label_vectors, ["LOC", "PER"])
@@ -28,8 +36,20 @@ import numpy as np
 from scipy import stats
 from sklearn import metrics
 
+# The fake-news task's weights in its label-id order (agreed, disagreed,
+# unrelated); tests/data_prep/classifier/test_fakenews.py pins the order to
+# data_prep's label list.
+FAKENEWS_WEIGHTS = (1 / 15, 1 / 5, 1 / 16)
+
+
+def _weighted_accuracy(labels, predictions):
+  weights = np.asarray(FAKENEWS_WEIGHTS)[labels.astype(np.int64)]
+  return metrics.accuracy_score(labels, predictions, sample_weight=weights)
+
+
 _METRICS = {
   "accuracy": metrics.accuracy_score,
+  "weighted_accuracy": _weighted_accuracy,
   "f1": metrics.f1_score,
   "mcc": metrics.matthews_corrcoef,
   "pearson": lambda y, p: stats.pearsonr(y, p)[0],
@@ -41,6 +61,7 @@ _TASK_METRICS = {
   "mrpc": ("accuracy", "f1"),
   "qqp": ("accuracy", "f1"),
   "stsb": ("pearson", "spearmanr"),
+  "fakenews": ("accuracy", "weighted_accuracy"),
 }
 _REGRESSION_METRICS = ("pearson", "spearmanr")
 
@@ -54,7 +75,7 @@ def metric_names(task_name, is_regression=None):
   """The metrics reported for a task, without the eval_ prefix.
 
   Args:
-    task_name: a GLUE/XNLI task name or "tsv".
+    task_name: a GLUE/XNLI task name, "fakenews" or "tsv".
     is_regression: overrides the task's kind (needed for a regression tsv
       task); None means "as the task defines", i.e. only STS-B regresses.
   """

@@ -10,8 +10,9 @@ Example:
       --max_seq_length=128 --output_file=out/train.tf_record
 
 Tasks: cola, sst-2, mrpc, sts-b, qqp, mnli (matched dev/test), mnli-mm
-(mismatched dev/test), qnli, rte, wnli, xnli, and tsv for your own files (see
-data_prep/classifier/flags.py for --text_a_column, --labels, --regression...).
+(mismatched dev/test), qnli, rte, wnli, xnli, fakenews (the WSDM 2019 Cup's
+CSV files), and tsv for your own files (see data_prep/classifier/flags.py for
+--text_a_column, --labels, --regression...).
 """
 
 import collections

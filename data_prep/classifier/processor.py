@@ -1,4 +1,5 @@
-"""Turns a task's TSV files into InputExamples, driven by a TaskSpec.
+"""Turns a task's TSV (or CSV) files into InputExamples, driven by a
+TaskSpec.
 
 Replaces the original's DataProcessor subclasses with one reader: the spec
 (data_prep/classifier/tasks.py) says which file and columns each split uses.
@@ -16,6 +17,7 @@ import os
 from bert_tf.io_utils import InputError
 from bert_tf.tokenizers import tokenization
 from data_prep.classifier.example import InputExample
+from data_prep.classifier.tsv_reader import read_csv_rows
 from data_prep.classifier.tsv_reader import read_tsv_rows
 
 _FLOAT32_MAX = 3.4028234663852886e38
@@ -72,13 +74,16 @@ class ClassifierProcessor:
       input_file: read this file instead of the split's usual one.
 
     Raises:
-      InputError: missing/empty file, short row, unknown or non-numeric label.
+      InputError: missing/empty file, unexpected header, short row, unknown
+        or non-numeric label.
     """
     split_spec = self._split_spec(split)
     path = input_file or self.split_file(split)
+    read_rows = read_csv_rows if self._is_csv else read_tsv_rows
     examples = []
-    for line_number, row in read_tsv_rows(path):
+    for line_number, row in read_rows(path):
       if split_spec.skip_header and line_number == 1:
+        self._check_header(split_spec.header, path, row)
         continue
       example = self._make_example(split, split_spec, path, line_number, row)
       if example is not None:
@@ -86,6 +91,17 @@ class ClassifierProcessor:
     if not examples:
       raise InputError("%s: no examples" % path)
     return examples
+
+  @property
+  def _is_csv(self):
+    return self.spec.file_format == "csv"
+
+  def _check_header(self, header, path, row):
+    if header and tuple(row[: len(header)]) != header:
+      raise InputError(
+        "%s:1: the columns must start with %s, found %s"
+        % (path, ",".join(header), ",".join(row))
+      )
 
   def _split_spec(self, split):
     if split not in SPLITS:
@@ -102,8 +118,14 @@ class ClassifierProcessor:
     )
     if len(row) < needed:
       raise InputError(
-        "%s:%d: expected at least %d tab-separated columns, found %d"
-        % (path, line_number, needed, len(row))
+        "%s:%d: expected at least %d %s-separated columns, found %d"
+        % (
+          path,
+          line_number,
+          needed,
+          "comma" if self._is_csv else "tab",
+          len(row),
+        )
       )
     if keep_column is not None and row[keep_column] != keep_value.format(
       language=self.language

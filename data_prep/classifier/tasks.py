@@ -3,8 +3,9 @@
 One table replaces the original's per-task processor classes. The original
 tasks (cola, mnli, mrpc, xnli) keep their exact files, columns, header
 handling, dummy test labels and guids (section 4 of the reference); the other
-GLUE tasks follow the GLUE files' layouts. `tsv` describes a user's own
-files through options.
+GLUE tasks follow the GLUE files' layouts. `fakenews` reads the WSDM 2019
+Cup fake-news pair task's CSV files as ByteDance published them on Kaggle.
+`tsv` describes a user's own files through options.
 
 Example:
     processor = get_processor("mrpc", "glue/MRPC")
@@ -24,18 +25,23 @@ from data_prep.classifier.processor import ClassifierProcessor
 # guid_prefix: "%s-%s" % (guid_prefix or split, row index or guid_column).
 # keep_if: (column, value): other rows are skipped (xnli's language filter).
 # label_aliases: label spellings mapped to a label of the task.
+# header: the column names the file's first line must start with (a file
+#   saved with another column order is refused, not misread).
 SplitSpec = collections.namedtuple(
   "SplitSpec",
   "file text_a text_b label skip_header guid_prefix "
-  "guid_column keep_if label_aliases",
-  defaults=(None, None, None, None),
+  "guid_column keep_if label_aliases header",
+  defaults=(None, None, None, None, None),
 )
 
 # labels: get_labels() order (= label ids); None means regression.
 # multi_label_separator: set for multi-label tasks, whose label column holds
 #   a set of labels joined by it (may be empty).
+# file_format: "tsv" (unquoted, as the original reads) or "csv" (quoted).
 TaskSpec = collections.namedtuple(
-  "TaskSpec", "name labels splits multi_label_separator", defaults=(None,)
+  "TaskSpec",
+  "name labels splits multi_label_separator file_format",
+  defaults=(None, "tsv"),
 )
 
 
@@ -61,6 +67,31 @@ _NLI3 = ("contradiction", "entailment", "neutral")
 _NLI2 = ("entailment", "not_entailment")
 
 _XNLI_EVAL = dict(keep_if=(0, "{language}"))
+
+# The fake-news CSVs: the Chinese titles are the texts (the English ones are
+# machine translations); test.csv has no label column.
+_FAKENEWS_COLUMNS = (
+  "id",
+  "tid1",
+  "tid2",
+  "title1_zh",
+  "title2_zh",
+  "title1_en",
+  "title2_en",
+)
+
+
+def _fakenews_split(file, labelled):
+  return SplitSpec(
+    file,
+    3,
+    4,
+    7 if labelled else None,
+    True,
+    guid_column=0,
+    header=_FAKENEWS_COLUMNS + (("label",) if labelled else ()),
+  )
+
 
 TASKS = {
   spec.name: spec
@@ -99,6 +130,17 @@ TASKS = {
         "test": SplitSpec("xnli.test.tsv", 6, 7, 1, True, **_XNLI_EVAL),
       },
     ),
+    # No dev set is published: dev.csv is rows held out of train.csv.
+    TaskSpec(
+      "fakenews",
+      ("agreed", "disagreed", "unrelated"),
+      {
+        "train": _fakenews_split("train.csv", True),
+        "dev": _fakenews_split("dev.csv", True),
+        "test": _fakenews_split("test.csv", False),
+      },
+      file_format="csv",
+    ),
   )
 }
 
@@ -107,6 +149,8 @@ _ALIASES = {
   "stsb": "sts-b",
   "mnli-mismatched": "mnli-mm",
   "mnli_mm": "mnli-mm",
+  "wsdm-fakenews": "fakenews",
+  "fake-news": "fakenews",
 }
 
 TASK_NAMES = tuple(TASKS) + ("tsv",)
