@@ -19,7 +19,6 @@ Example:
 """
 
 import collections
-import json
 import os
 
 from bert_tf.checkpoints import checkpoint_io
@@ -27,6 +26,7 @@ from bert_tf.checkpoints import hf_import
 from bert_tf.io_utils import InputError
 from bert_tf.jobs import wiring
 from bert_tf.modeling import fetching
+from bert_tf.modeling import pretrained
 from bert_tf.modeling.bert_config import BertConfig
 from bert_tf.training import run_config
 
@@ -49,17 +49,6 @@ def _vocab(folder, vocab_file):
   if not os.path.isfile(vocab_file):
     raise InputError("%s: no vocab.txt (give vocab_file=...)" % folder)
   return vocab_file
-
-
-def _hf_lower_case(folder):
-  """do_lower_case of an HF tokenizer_config.json, or None."""
-  path = os.path.join(folder, "tokenizer_config.json")
-  try:
-    with open(path, encoding="utf-8") as f:
-      value = json.load(f).get("do_lower_case")
-  except (OSError, ValueError, AttributeError):
-    return None
-  return value if isinstance(value, bool) else None
 
 
 def _check_head(name_map, shapes, source):
@@ -106,9 +95,15 @@ def _hf_loader(folder):
 
 
 def _run_source(folder, recorded, vocab_file, do_lower_case):
-  vocab = vocab_file or recorded.tokenizer.get("vocab_file")
-  if not vocab or not os.path.isfile(vocab):
-    vocab = _vocab(folder, vocab_file)
+  vocab = (
+    vocab_file or run_config.tokenizer_files(folder, recorded)["vocab_file"]
+  )
+  if not vocab:
+    raise InputError(
+      "%s: a run without a WordPiece vocabulary (give vocab_file=...)" % folder
+    )
+  if not os.path.isfile(vocab):
+    raise InputError("vocab_file=%s: no such file" % vocab)
   recorded_case = recorded.tokenizer.get("do_lower_case")
   if do_lower_case is not None and do_lower_case != recorded_case:
     raise InputError(
@@ -147,7 +142,7 @@ def resolve(path_or_name, vocab_file=None, do_lower_case=None, cache=None):
     config = hf_import.read_hf_config(path)
     lower = do_lower_case
     if lower is None:
-      lower = _hf_lower_case(path)
+      lower = pretrained.hf_lower_case(path)
     return Source(
       config,
       _vocab(path, vocab_file),

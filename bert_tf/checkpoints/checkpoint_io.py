@@ -56,12 +56,43 @@ def tf1_name_map(encoder=None, **heads):
   return name_map
 
 
+def folder_format(path):
+  """The layout of a model folder that holds no TF checkpoint: "hf"
+  (HuggingFace), "tfhub" (a SavedModel), else None."""
+  if os.path.isfile(os.path.join(path, "saved_model.pb")):
+    return "tfhub"
+  if os.path.isfile(os.path.join(path, "config.json")) and any(
+    name.endswith(".safetensors") or name == "pytorch_model.bin"
+    for name in os.listdir(path)
+  ):
+    return "hf"
+  return None
+
+
+def _convert_hint(path):
+  """How to make a checkpoint of model folder `path`, or ""."""
+  kind = folder_format(path)
+  if not kind:
+    return ""
+  return (
+    " (a %s: convert it with `python -m bert_tf.convert_checkpoint "
+    "--input_format=%s --input=%s --output_dir=DIR`)"
+    % ("HuggingFace model" if kind == "hf" else "SavedModel", kind, path)
+  )
+
+
 def resolve_checkpoint(path):
-  """A checkpoint prefix, or a directory with a `checkpoint` state file."""
+  """A checkpoint prefix, a directory with a `checkpoint` state file, or a
+  folder in the original layout (its bert_model.ckpt)."""
   if path and os.path.isdir(path):
     latest = tf.train.latest_checkpoint(path)
+    original = os.path.join(path, "bert_model.ckpt")
+    if latest is None and tf.io.gfile.exists(original + ".index"):
+      return original
     if latest is None:
-      raise InputError("%s: directory has no TF checkpoint" % path)
+      raise InputError(
+        "%s: directory has no TF checkpoint%s" % (path, _convert_hint(path))
+      )
     return latest
   if not path or not tf.io.gfile.exists(path + ".index"):
     raise InputError(

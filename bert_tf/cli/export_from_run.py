@@ -17,16 +17,10 @@ import os
 from bert_tf.io_utils import InputError
 from bert_tf.training import run_config
 from bert_tf.training import run_files
+from bert_tf.training import run_folder
 
 # Export tasks that read only the encoder: they fit a run of any task.
 _ENCODER_ONLY = ("encoder", "tfhub_encoder")
-
-
-def _same_file(a, b):
-  if os.path.realpath(a) == os.path.realpath(b):
-    return True
-  with open(a, "rb") as fa, open(b, "rb") as fb:
-    return fa.read() == fb.read()
 
 
 def _set(flag_values, name, value, folder, same=lambda a, b: a == b):
@@ -103,11 +97,15 @@ def apply_run_settings(flag_values):
       "--task=%s contradicts the run in --checkpoint=%s "
       "(a %s run)" % (task, folder, settings.task)
     )
-  tokenizer = settings.tokenizer
-  for name in ("vocab_file", "spm_model_file"):
-    if tokenizer.get(name):
-      _set(flag_values, name, tokenizer[name], folder, _same_file)
-  _set(flag_values, "do_lower_case", tokenizer.get("do_lower_case"), folder)
+  # The run folder's own tokenizer file (an older record's absolute path).
+  for name, path in run_config.tokenizer_files(folder, settings).items():
+    _set(flag_values, name, path, folder, run_folder.same_content)
+  _set(
+    flag_values,
+    "do_lower_case",
+    settings.tokenizer.get("do_lower_case"),
+    folder,
+  )
   _set(flag_values, "max_seq_length", settings.max_seq_length, folder)
   if task == settings.task:
     for name, value in _head_values(settings, flag_values).items():

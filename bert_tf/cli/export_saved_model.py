@@ -13,9 +13,11 @@ r"""Export a trained model as a raw-text SavedModel (TF Serving, TF.js, ...).
       --do_lower_case=False --export_dir=/tmp/ner_sm
 
 `--checkpoint` is a run's `--output_dir` (its `best/` if it kept one, else
-or with `--use_latest` its latest engine checkpoint), a `ckpt-N` prefix, or
-an original-format `bert_model.ckpt` prefix; every weight of the task model
-must be in it. A run folder's `run_config.json` supplies --task, the
+or with `--use_latest` its latest engine checkpoint), a `ckpt-N` prefix, an
+original-format `bert_model.ckpt` prefix or folder, or — as
+`from_pretrained` takes them — a HuggingFace model folder or a TF Hub
+encoder, converted on the fly; every weight of the task model must be in
+it. A run folder's `run_config.json` supplies --task, the
 tokenizer, --max_seq_length, the labels and head settings; a flag that
 contradicts it is refused (`bert_tf/cli/export_from_run.py`).
 `--bert_config_file` and `--vocab_file` default to the files next to the
@@ -27,12 +29,14 @@ model's settings are in `<export_dir>/assets.extra/export_config.json`.
 """
 
 import os
+import shutil
 
 from absl import flags
 
 from bert_tf.export import get_exporter
 from bert_tf.export import registered_exporters
 from bert_tf.io_utils import InputError
+from bert_tf.io_utils import make_temp_dir
 from bert_tf.io_utils import require_file
 from bert_tf.modeling.bert_config import BertConfig
 from bert_tf.runtime import app
@@ -43,6 +47,8 @@ from bert_tf.tokenizers import tokenization
 FLAGS = flags.FLAGS
 # Loaded when the command runs: --help answers before TensorFlow loads.
 checkpoint_io = app.lazy_import("bert_tf.checkpoints.checkpoint_io")
+conversion = app.lazy_import("bert_tf.modeling.conversion")
+pretrained = app.lazy_import("bert_tf.modeling.pretrained")
 export_from_run = app.lazy_import("bert_tf.cli.export_from_run")
 distribution = app.lazy_import("bert_tf.training.distribution")
 # --dtype -> the Keras policy the export's layers are built under.
@@ -64,8 +70,9 @@ def define_flags():
   flags.DEFINE_string(
     "checkpoint",
     None,
-    "A run's --output_dir (latest checkpoint), a "
-    "ckpt-N prefix, or an original bert_model.ckpt prefix.",
+    "A run's --output_dir (latest checkpoint), a ckpt-N prefix, an "
+    "original bert_model.ckpt prefix or folder, a HuggingFace model "
+    "folder or a TF Hub encoder.",
   )
   flags.DEFINE_bool(
     "use_latest",
@@ -110,12 +117,11 @@ def define_flags():
           flag_checks.finite(option.name)
 
 
-def _beside_checkpoint(path, flag_name, file_name):
+def _beside_checkpoint(path, flag_name, file_name, checkpoint):
   """The flag's value, or `file_name` in the checkpoint's folder."""
   if path:
     require_file(path, flag_name)
     return path
-  checkpoint = FLAGS.checkpoint
   folder = (
     checkpoint if os.path.isdir(checkpoint) else os.path.dirname(checkpoint)
   )
@@ -175,13 +181,48 @@ def main(argv):
     raise InputError("--checkpoint is required")
   if os.path.exists(FLAGS.export_dir):
     raise InputError("--export_dir=%s already exists" % FLAGS.export_dir)
+  kind = os.path.isdir(checkpoint) and checkpoint_io.folder_format(checkpoint)
+  if not kind:
+    return _export(exporter_cls, checkpoint, checkpoint, settings)
+  # An HF folder or a TF Hub encoder, as `from_pretrained` takes them:
+  # converted to the original layout beside the export, then exported.
+  _check_hf_case(checkpoint, kind)
+  tmp_dir = make_temp_dir(
+    os.path.dirname(os.path.abspath(FLAGS.export_dir)), ".convert-"
+  )
+  try:
+    converted = conversion.convert(checkpoint, kind, tmp_dir)
+    _export(exporter_cls, converted, os.path.dirname(converted), settings)
+  finally:
+    shutil.rmtree(tmp_dir, ignore_errors=True)
+
+
+def _check_hf_case(folder, kind):
+  """--do_lower_case from an HF folder's tokenizer_config.json; a flag
+  that contradicts it is refused."""
+  lower = pretrained.hf_lower_case(folder) if kind == "hf" else None
+  if lower is None:
+    return
+  if not FLAGS["do_lower_case"].present:
+    FLAGS.do_lower_case = lower
+  elif FLAGS.do_lower_case != lower:
+    raise InputError(
+      "--do_lower_case=%s contradicts --checkpoint=%s (its "
+      "tokenizer_config.json: do_lower_case=%s)"
+      % (FLAGS.do_lower_case, folder, lower)
+    )
+
+
+def _export(exporter_cls, checkpoint, beside, settings):
+  """Exports `checkpoint` (a TF checkpoint; its bert_config.json and
+  vocab.txt by default from `beside`)."""
   checkpoint_io.resolve_checkpoint(checkpoint)  # fails first
   if settings and not FLAGS.bert_config_file:
     config = BertConfig.from_dict(settings.bert_config)
   else:
     config = BertConfig.from_json_file(
       _beside_checkpoint(
-        FLAGS.bert_config_file, "bert_config_file", "bert_config.json"
+        FLAGS.bert_config_file, "bert_config_file", "bert_config.json", beside
       )
     )
     if settings and config != BertConfig.from_dict(settings.bert_config):
@@ -190,7 +231,9 @@ def main(argv):
         "--checkpoint=%s (its run_config.json)"
         % (FLAGS.bert_config_file, FLAGS.checkpoint)
       )
-  vocab_file = _beside_checkpoint(FLAGS.vocab_file, "vocab_file", "vocab.txt")
+  vocab_file = _beside_checkpoint(
+    FLAGS.vocab_file, "vocab_file", "vocab.txt", beside
+  )
   try:
     tokenization.validate_case_matches_checkpoint(
       FLAGS.do_lower_case, checkpoint

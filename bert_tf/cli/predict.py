@@ -172,6 +172,32 @@ def _padded_outputs(export_dir):
   return padded
 
 
+# Files of the model folders export_saved_model takes (runs, original and
+# HuggingFace layouts): not a SavedModel yet.
+_MODEL_FOLDER_FILES = (
+  "run_config.json",
+  "checkpoint",
+  "bert_model.ckpt.index",
+  "config.json",
+)
+
+
+def _check_not_a_checkpoint(export_dir):
+  """InputError naming the command that makes a SavedModel of a model
+  folder given as --export_dir."""
+  if os.path.isfile(os.path.join(export_dir, "saved_model.pb")):
+    return
+  if any(
+    os.path.isfile(os.path.join(export_dir, name))
+    for name in _MODEL_FOLDER_FILES
+  ):
+    raise InputError(
+      "--export_dir=%s is a model folder, not a SavedModel: export it "
+      "first with `python -m bert_tf.export_saved_model --checkpoint=%s "
+      "--export_dir=DIR`" % (export_dir, export_dir)
+    )
+
+
 def _plain(value):
   if isinstance(value, list):
     return [_plain(v) for v in value]
@@ -192,6 +218,7 @@ def predict(
   # pylint: disable-next=g-import-not-at-top,unused-import
   import tensorflow_text  # noqa: F401 (registers the ops the model uses)
 
+  _check_not_a_checkpoint(export_dir)
   try:
     serving = tf.saved_model.load(export_dir).signatures["serving_default"]
   except (OSError, KeyError, ValueError) as e:

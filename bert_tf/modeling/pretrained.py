@@ -7,8 +7,12 @@ Original TF1 checkpoints and HuggingFace BERT folders both become
 Example:
     encoder, heads, report = load_tf1_model(config, "bert_model.ckpt")
     config, encoder, heads, report = load_hf_model("all-MiniLM-L6-v2")
+    hf_lower_case("all-MiniLM-L6-v2")   # its tokenizer_config.json's
     save_tf1_checkpoint("out/bert_model.ckpt", tf1_name_map(encoder, **heads))
 """
+
+import json
+import os
 
 from bert_tf.checkpoints import checkpoint_io
 from bert_tf.checkpoints import hf_import
@@ -65,3 +69,15 @@ def load_hf_model(model_dir):
     heads,
     report._replace(checkpoint_only=sorted(report.checkpoint_only + unused)),
   )
+
+
+def hf_lower_case(model_dir):
+  """do_lower_case of an HF folder's tokenizer_config.json, or None when
+  it does not say (no file, not JSON, not a bool)."""
+  path = os.path.join(model_dir, "tokenizer_config.json")
+  try:
+    with open(path, encoding="utf-8") as f:
+      value = json.load(f).get("do_lower_case")
+  except (OSError, ValueError, AttributeError, RecursionError):
+    return None
+  return value if isinstance(value, bool) else None

@@ -305,13 +305,13 @@ def test_bad_input_is_one_line(tmp_path):
 def test_a_run_folder_of_another_model_is_refused_or_started_over(tmp_path):
   out = tmp_path / "run"
   out.mkdir()
-  (out / "stale.txt").write_text("from the earlier run")
   run_config.check_or_write(
     str(out),
     run_config.RunConfig(
       "ner", {"labels": ["O"]}, {"do_lower_case": True}, 32, {}
     ),
   )
+  (out / "stale.txt").write_text("from the earlier run")
   argv = COMMON + [
     "--task_name=MRPC",
     "--data_dir=%s" % (GLUE / "MRPC"),
