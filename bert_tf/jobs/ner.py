@@ -90,6 +90,15 @@ class NerJob(finetune.Job):
     ner_task.check_feature_mode(
       self.config.feature_mode, config.num_hidden_layers
     )
+    # A feature-based tagger freezes the whole encoder: a freezing flag
+    # would be logged and do nothing.
+    for name in ("num_frozen_layers", "unfreeze_schedule"):
+      if self.config.feature_mode != "fine_tune" and getattr(self.config, name):
+        raise InputError(
+          "--%s: the encoder is frozen whole with --feature_mode=%s "
+          "(only --feature_mode=fine_tune trains it)"
+          % (name, self.config.feature_mode)
+        )
     if self.config.train_records and not self.config.labels:
       raise InputError(
         "--train_records needs --labels: the label list "

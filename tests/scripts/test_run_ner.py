@@ -170,6 +170,17 @@ def test_feature_based_run_and_one_line_errors(tmp_path):
       CKPT_A + ["--do_eval"],
       "--do_eval needs --eval_file or --data_dir with valid.txt or dev.txt",
     ),
+    "unfreeze_feature_based": (
+      CKPT_A
+      + [
+        "--data_dir=%s" % NER_DATA,
+        "--do_train",
+        "--feature_mode=last",
+        "--unfreeze_schedule=0:2,1:0",
+      ],
+      "--unfreeze_schedule: the encoder is frozen whole with "
+      "--feature_mode=last (only --feature_mode=fine_tune trains it)",
+    ),
     "frozen": (
       CKPT_A
       + ["--data_dir=%s" % NER_DATA, "--do_train", "--num_frozen_layers=3"],
