@@ -100,53 +100,84 @@ def _check_settings(config_cls, settings):
       raise InputError("%s=%r: must be a string" % (name, value))
 
 
+def _logged(name):
+  """The Keras log key of a Job metric: `val_` + its name without `eval_`."""
+  return "val_" + name.removeprefix("eval_")
+
+
 class _KerasCallbacks:
   """The Job's evaluations as Keras epochs: logs `loss` and `val_<metric>`
-  to Keras callbacks (History and the progress lines included)."""
+  to Keras callbacks (History and the progress lines included).
 
-  def __init__(self, model, callbacks, verbose, epochs, steps):
+  The skeleton calls `begin` before training and the object after each
+  evaluation (see `finetune.run`)."""
+
+  def __init__(self, model, callbacks, verbose, epochs, validating, every):
     self.model = model
+    self.callbacks = list(callbacks or ())
+    self.verbose = verbose
     self.epochs = epochs
+    self.validating = validating
+    self.every = every  # eval_every_steps= given to fit, or None
     self.epoch = 0
-    model.stop_training = False
-    self.callbacks = keras.callbacks.CallbackList(
-      list(callbacks or ()),
-      add_history=True,
-      add_progbar=verbose != 0,
-      model=model,
-      verbose=verbose,
-      epochs=epochs,
-      steps=steps,
-    )
-    self.history = next(
-      c
-      for c in self.callbacks.callbacks
-      if isinstance(c, keras.callbacks.History)
-    )
+    self.history = keras.callbacks.History()
 
-  def begin(self):
-    self.callbacks.on_train_begin()
-    self.callbacks.on_epoch_begin(0)
+  def begin(self, metric_names, num_steps):
+    """Checks what the callbacks monitor; -> the evaluation cadence in
+    steps: one evaluation per Keras epoch."""
+    logged = {"loss"}
+    if self.validating:
+      logged.update(_logged(n) for n in metric_names if n != "loss")
+    for callback in self.callbacks:
+      monitor = getattr(callback, "monitor", None)
+      if monitor is None:
+        continue
+      if monitor not in logged:
+        raise InputError(
+          "%s(monitor=%r): fit logs %s"
+          % (type(callback).__name__, monitor, ", ".join(sorted(logged)))
+        )
+      # No compiled metrics tell Keras the direction: losses go down, the
+      # scripts' other metrics (accuracy, F1, exact match, ...) up.
+      if getattr(callback, "mode", None) == "auto":
+        callback.mode = "min" if monitor.endswith("loss") else "max"
+    every = self.every or max(1, math.ceil(num_steps / self.epochs))
+    self.epochs = max(1, math.ceil(num_steps / every))
+    self.model.stop_training = False
+    self.list = keras.callbacks.CallbackList(
+      self.callbacks + [self.history],
+      add_progbar=self.verbose != 0,
+      model=self.model,
+      verbose=self.verbose,
+      epochs=self.epochs,
+      steps=every,
+    )
+    self.list.on_train_begin()
+    self.list.on_epoch_begin(0)
+    return every
 
   def __call__(self, trainer, metrics):
     logs = {}
     if trainer.last_loss is not None:  # None: evaluated before training
       logs["loss"] = float(trainer.last_loss)
+    # eval_loss is Keras' val_loss (per example); the results' `loss` (a
+    # mean of batch means) is not logged.
     logs.update(
-      ("val_" + name.removeprefix("eval_"), float(value))
+      (_logged(name), float(value))
       for name, value in metrics.items()
-      if isinstance(value, (int, float, np.number)) and name != "global_step"
+      if isinstance(value, (int, float, np.number))
+      and name not in ("global_step", "loss")
     )
-    self.callbacks.on_epoch_end(self.epoch, logs)
+    self.list.on_epoch_end(self.epoch, logs)
     self.epoch += 1
     if self.model.stop_training:
       return True
     if self.epoch < self.epochs:
-      self.callbacks.on_epoch_begin(self.epoch)
+      self.list.on_epoch_begin(self.epoch)
     return False
 
   def end(self):
-    self.callbacks.on_train_end()
+    self.list.on_train_end()
 
 
 def fit(
@@ -172,8 +203,6 @@ def fit(
     verbose = 1 if sys.stdout.isatty() else 2
   if verbose not in (0, 1, 2):
     raise InputError("verbose=%r: must be 0, 1, 2 or 'auto'" % (verbose,))
-  count = len(data["train"])
-  steps_per_epoch = max(1, count // batch_size)
   if not settings.get("eval_every_steps"):
     settings.setdefault("eval_every_epochs", 1.0)
   folder = output_dir or tempfile.mkdtemp(prefix="bert_tf_fit_")
@@ -196,11 +225,15 @@ def fit(
     **{"save_checkpoints_steps": 0, **settings},
   )
   listener = _KerasCallbacks(
-    api.model, callbacks, verbose, math.ceil(epochs), steps_per_epoch
+    api.model,
+    callbacks,
+    verbose,
+    max(1, math.ceil(epochs)),
+    "dev" in data,
+    settings.get("eval_every_steps"),
   )
   weights = [v.numpy() for v in api.model.weights]
   try:
-    listener.begin()
     # A NaN loss ends training with an InputError (the Trainer's check).
     trainer, _ = finetune.run(
       api.JOB(config),

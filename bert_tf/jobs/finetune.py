@@ -323,8 +323,10 @@ def run(job, pretrained=None, listener=None):
     job: a `Job` with its config.
     pretrained: a `Pretrained` model to train instead of the config's
       model files (the API's).
-    listener: `fn(trainer, metrics)` -> True to stop training, called after
-      each evaluation during training (the API's Keras callbacks).
+    listener: the API's Keras callbacks: `listener.begin(metric_names,
+      num_steps)` before any output -> the evaluation cadence in steps (None:
+      the config's), then `listener(trainer, metrics)` after each evaluation
+      -> True stops training.
   """
   f = job.config
   config = _check_flags(job, pretrained)
@@ -350,6 +352,7 @@ def run(job, pretrained=None, listener=None):
       num_train, f.train_batch_size, f.num_train_epochs, f.warmup_proportion
     )
   # Before any output, so that a bad --best_metric leaves nothing behind.
+  every = listener.begin(job.metric_names(), num_steps) if listener else None
   hook = wiring.eval_hook(
     f,
     job.eval_results if "dev" in job.examples else lambda trainer: {},
@@ -357,6 +360,7 @@ def run(job, pretrained=None, listener=None):
     steps_per_epoch,
     job.metric_names(),
     listener,
+    every,
   )
   settings = _settings(job, config)
   make_output_dir(f.output_dir)

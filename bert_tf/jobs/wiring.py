@@ -188,6 +188,7 @@ def eval_hook(
   steps_per_epoch=None,
   metric_names=None,
   listener=None,
+  every_steps=None,
 ):
   """The `EvalHook` the flags ask for, or None without periodic evaluation.
 
@@ -200,10 +201,12 @@ def eval_hook(
     steps_per_epoch: training steps per epoch (for --eval_every_epochs).
     metric_names: the names eval_fn returns, to check --best_metric early.
     listener: see `EvalHook`.
+    every_steps: the cadence instead of the settings' (the API's epochs).
   """
   steps, epochs = eval_flags.eval_every(settings)
   if epochs is not None:
     steps = max(1, int(steps_per_epoch * epochs))
+  steps = every_steps or steps
   if steps is None:
     return None
   return eval_hook_lib.EvalHook(

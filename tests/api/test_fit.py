@@ -57,7 +57,7 @@ def test_validation_callbacks_and_epoch_lines(tiny_folder):
     history = clf.fit(
       _PAIRS,
       _LABELS,
-      validation_data=(_PAIRS[:8], _LABELS[:8]),
+      validation_data=(_PAIRS[:10], _LABELS[:10]),  # a partial batch
       epochs=6,
       batch_size=4,
       learning_rate=1e-3,
@@ -71,10 +71,11 @@ def test_validation_callbacks_and_epoch_lines(tiny_folder):
   assert set(history.history) >= {"loss", "val_loss", "val_accuracy"}
   # The script's dev metrics of the weights after each epoch: the last
   # equals evaluate's.
-  final = clf.evaluate(_PAIRS[:8], _LABELS[:8])
+  final = clf.evaluate(_PAIRS[:10], _LABELS[:10])
   assert history.history["val_accuracy"][-1] == pytest.approx(
     final["eval_accuracy"]
   )
+  # val_loss is the per-example dev loss (eval_loss), as Keras means it.
   assert history.history["val_loss"][-1] == pytest.approx(
     final["eval_loss"], rel=1e-5
   )
@@ -84,6 +85,38 @@ def test_validation_callbacks_and_epoch_lines(tiny_folder):
   assert len(lines) == 4  # two epochs, a header and a line each
   # 8 steps trained: 2 epochs of 16 examples / 4.
   assert clf.global_step == 8
+
+
+def test_epochs_are_keras_epochs_and_monitors_are_checked(tiny_folder):
+  clf = _model(tiny_folder)
+  # 18 examples / batch 4: 4.5 steps an epoch, 9 steps in all; two epochs.
+  x, y = _PAIRS + _PAIRS[:2], _LABELS + _LABELS[:2]
+  stop = keras.callbacks.EarlyStopping(monitor="val_accuracy", patience=5)
+  history = clf.fit(
+    x,
+    y,
+    validation_data=(_PAIRS[:4], _LABELS[:4]),
+    epochs=2,
+    batch_size=4,
+    callbacks=[stop],
+    verbose=0,
+  )
+  assert history.epoch == [0, 1] and clf.global_step == 9
+  assert stop.mode == "max"  # no compiled metric tells Keras: accuracy up
+  before = _weights(clf)
+  with pytest.raises(
+    InputError,
+    match=r"^EarlyStopping\(monitor='val_acc'\): fit logs loss, "
+    "val_accuracy, val_loss$",
+  ):
+    clf.fit(
+      x,
+      y,
+      validation_data=(_PAIRS[:4], _LABELS[:4]),
+      callbacks=[keras.callbacks.EarlyStopping(monitor="val_acc")],
+      verbose=0,
+    )
+  assert _same(before, _weights(clf))
 
 
 def test_frozen_layers_do_not_move_and_train_again_afterwards(tiny_folder):
@@ -139,7 +172,7 @@ def test_a_diverging_fit_restores_the_weights(tiny_folder):
   with pytest.raises(InputError, match="training loss is nan .* learning_rate"):
     clf.fit(_PAIRS, _LABELS, epochs=2, batch_size=4, learning_rate=1e30)
   assert _same(before, _weights(clf))
-  assert np.isfinite(clf.predict(_PAIRS[:2])).all()
+  assert np.isfinite(clf.predict(_PAIRS[:2], raw=True)).all()
 
 
 def test_fit_takes_the_run_lock(tiny_folder, tmp_path):
