@@ -23,6 +23,7 @@ import os
 
 from bert_tf.checkpoints import checkpoint_io
 from bert_tf.checkpoints import hf_import
+from bert_tf.checkpoints.artefact import Artefact
 from bert_tf.io_utils import InputError
 from bert_tf.jobs import wiring
 from bert_tf.modeling import fetching
@@ -45,7 +46,13 @@ def cache_dir():
 
 
 def _vocab(folder, vocab_file):
-  vocab_file = vocab_file or os.path.join(folder, "vocab.txt")
+  # The folder's own vocab.txt stays inside it: a symlink to another file
+  # would be read, and copied into the runs saved from this model.
+  vocab_file = (
+    vocab_file
+    or Artefact(folder).file("vocab.txt", required=False)
+    or os.path.join(folder, "vocab.txt")
+  )
   if not os.path.isfile(vocab_file):
     raise InputError("%s: no vocab.txt (give vocab_file=...)" % folder)
   return vocab_file
@@ -111,7 +118,9 @@ def _run_source(folder, recorded, vocab_file, do_lower_case):
       % (folder, recorded_case, do_lower_case)
     )
   return Source(
-    BertConfig.from_dict(recorded.bert_config),
+    BertConfig.from_dict(
+      recorded.bert_config, os.path.join(folder, run_config.FILE)
+    ),
     vocab,
     recorded_case,
     lambda exporter: exporter.restore(folder),

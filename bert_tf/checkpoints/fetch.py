@@ -124,7 +124,13 @@ def building_dir(final_dir, source):
   parent = os.path.dirname(os.path.abspath(final_dir))
   scratch = make_temp_dir(parent, ".fetch-")
   try:
-    yield scratch
+    try:
+      yield scratch
+    except OSError as e:
+      if e.filename is None or str(e.filename).startswith(scratch):
+        # A full disk while unpacking or converting: the user's folder.
+        raise OSError(e.errno, e.strerror, final_dir) from e
+      raise
     entries = os.listdir(scratch)
     built = scratch
     if len(entries) == 1 and os.path.isdir(os.path.join(scratch, entries[0])):

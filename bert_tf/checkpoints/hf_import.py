@@ -14,13 +14,11 @@ and the task heads `cls.predictions.*`, `cls.seq_relationship.*`,
 HF's `"gelu"` is the exact erf form, so it becomes `hidden_act="gelu_exact"`.
 """
 
-import glob
-import json
-import os
 import re
 
 import numpy as np
 
+from bert_tf.checkpoints.artefact import Artefact
 from bert_tf.io_utils import InputError
 from bert_tf.modeling.bert_config import BertConfig
 from bert_tf.modeling.bert_config import LAYER_NORM_EPSILON
@@ -93,16 +91,11 @@ def hf_name_to_tf1(hf_name):
 
 def read_hf_config(model_dir):
   """HF `config.json` -> BertConfig; rejects what our encoder cannot run."""
-  path = os.path.join(model_dir, "config.json")
-  try:
-    with open(path, "rb") as f:
-      hf = json.loads(f.read().decode("utf-8"))
-  except (OSError, ValueError) as e:
-    raise InputError(
-      "cannot read HF config %s: %s" % (path, str(e).splitlines()[0])
-    ) from e
-  if not isinstance(hf, dict):
-    raise InputError("HF config %s is not a JSON object" % path)
+  model = Artefact(model_dir)
+  path = model.shown("config.json")
+  if not model.exists("config.json"):
+    raise InputError("cannot read HF config %s: no such file" % path)
+  hf = model.read_json("config.json")
   if hf.get("model_type", "bert") != "bert":
     raise InputError(
       "%s: model_type %r is not 'bert'" % (path, hf.get("model_type"))
@@ -111,17 +104,17 @@ def read_hf_config(model_dir):
     raise InputError(
       "%s: only absolute position embeddings are supported" % path
     )
-  if float(hf.get("layer_norm_eps", LAYER_NORM_EPSILON)) != LAYER_NORM_EPSILON:
+  eps = hf.get("layer_norm_eps", LAYER_NORM_EPSILON)
+  if eps != LAYER_NORM_EPSILON:
     raise InputError(
-      "%s: layer_norm_eps %s differs from BERT's 1e-12"
-      % (path, hf["layer_norm_eps"])
+      "%s: layer_norm_eps %r differs from BERT's 1e-12" % (path, eps)
     )
   act = hf.get("hidden_act", "gelu")
-  if act not in _HF_ACTIVATIONS:
+  if not isinstance(act, str) or act not in _HF_ACTIVATIONS:
     raise InputError("%s: unsupported hidden_act %r" % (path, act))
   values = {k: hf[k] for k in _CONFIG_KEYS if k in hf}
   values["hidden_act"] = _HF_ACTIVATIONS[act]
-  return BertConfig.from_dict(values)
+  return BertConfig.from_dict(values, path)
 
 
 def read_hf_weights(model_dir):
@@ -136,15 +129,17 @@ def read_hf_weights(model_dir):
   from safetensors import safe_open
   from safetensors import SafetensorError
 
-  files = sorted(glob.glob(os.path.join(model_dir, "*.safetensors")))
+  model = Artefact(model_dir)
+  files = model.names(suffix=".safetensors")
   if not files:
     raise InputError(
       "%s: no *.safetensors weights (HF format expected)" % model_dir
     )
   arrays, unused = {}, []
-  for path in files:
+  for name in files:
+    path = model.shown(name)
     try:
-      with safe_open(path, framework="np") as f:
+      with safe_open(model.file(name), framework="np") as f:
         for hf_name in f.keys():
           name, transpose = hf_name_to_tf1(hf_name)
           if name is None:

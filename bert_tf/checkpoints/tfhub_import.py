@@ -24,21 +24,23 @@ Example:
     # arrays: TF1 name -> np.ndarray; vocab: path of the asset or None
 """
 
-import json
 import os
 import re
 
 from absl import logging
+from google.protobuf import message
 import numpy as np
 import tensorflow as tf
 from tensorflow.core.protobuf import saved_model_pb2
 from tensorflow.core.protobuf import trackable_object_graph_pb2
 
+from bert_tf import io_utils
+from bert_tf.checkpoints.artefact import Artefact
 from bert_tf.io_utils import InputError
 from bert_tf.modeling.bert_config import BertConfig
 
 _OBJECT_GRAPH_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
-_METADATA = os.path.join("assets.extra", "export_config.json")
+_METADATA = ("assets.extra", "export_config.json")
 _LAYER = r"transformer/layer_(\d+)/"
 _OUT = r"bert/encoder/layer_\1/"
 # Model Garden variable name (after any prefix) -> original TF1 name.
@@ -91,25 +93,62 @@ _LAYER_VARIABLES = tuple(
 )
 
 
-def _saved_model(folder):
-  """(SavedModel proto, checkpoint reader) of `folder`; InputError if none."""
-  path = os.path.join(folder, "saved_model.pb")
-  try:
-    with open(path, "rb") as f:
-      proto = saved_model_pb2.SavedModel.FromString(f.read())
-    reader = tf.train.load_checkpoint(
-      os.path.join(folder, "variables", "variables")
-    )
-  except (OSError, ValueError, tf.errors.OpError) as e:
+def _saved_model(model):
+  """(SavedModel proto, checkpoint reader) of Artefact `model`."""
+  if not model.exists("saved_model.pb"):
     raise InputError(
-      "--input=%s: not a readable SavedModel (%s)"
-      % (folder, str(e).splitlines()[0] if str(e) else type(e).__name__)
+      "%s: not a readable SavedModel (no saved_model.pb)" % model.name
+    )
+  try:
+    proto = saved_model_pb2.SavedModel.FromString(
+      model.read_bytes("saved_model.pb")
+    )
+  except message.DecodeError as e:
+    raise model.error(("saved_model.pb",), "not a SavedModel (%s)" % e) from e
+  index = ("variables", "variables.index")
+  model.file(*index)
+  # Every file the reader opens next to the index stays in the folder.
+  shards = [
+    model.file("variables", name)
+    for name in model.names("variables", prefix="variables.data-")
+  ]
+  try:
+    reader = tf.train.load_checkpoint(model.path("variables", "variables"))
+  except (ValueError, tf.errors.OpError) as e:
+    raise model.error(
+      index, "unreadable variables index (%s)" % io_utils.first_line(e)
     ) from e
   if not proto.meta_graphs or not reader.has_tensor(_OBJECT_GRAPH_KEY):
-    raise InputError(
-      "--input=%s: not an object-based (TF2) SavedModel" % folder
-    )
+    raise InputError("%s: not an object-based (TF2) SavedModel" % model.name)
+  _require_whole(model, reader, shards)
   return proto, reader
+
+
+def _require_whole(model, reader, shards):
+  """InputError if the data files are shorter than the numbers the index
+  lists (a copy cut short), before any is read."""
+  dtypes = reader.get_variable_to_dtype_map()
+  listed = sum(
+    int(np.prod(shape)) * dtypes[name].size
+    for name, shape in reader.get_variable_to_shape_map().items()
+    if dtypes[name].is_floating or dtypes[name].is_integer
+  )
+  held = sum(os.path.getsize(path) for path in shards)
+  if held < listed:
+    raise model.error(
+      ("variables", os.path.basename(shards[0]) if len(shards) == 1 else "*"),
+      "cut short: %d bytes, the index lists %d" % (held, listed),
+    )
+
+
+def _read(model, reader, key):
+  try:
+    return reader.get_tensor(key)
+  except (tf.errors.OpError, IndexError, ValueError) as e:
+    raise model.error(
+      ("variables",),
+      "unreadable variable %s (%s)" % (key, io_utils.first_line(e)),
+    ) from e
 
 
 def _child(nodes, node_id, name):
@@ -119,21 +158,27 @@ def _child(nodes, node_id, name):
   return None
 
 
-def _variables(folder):
+def _variables(model):
   """(checkpoint reader, {TF1 name: checkpoint key} of our export's
   `tf1_variables`, {name: key} of the float variables the root lists as
-  `variables`, vocab asset path or None)."""
-  proto, reader = _saved_model(folder)
+  `variables`, vocab asset's real path or None)."""
+  proto, reader = _saved_model(model)
   meta = proto.meta_graphs[0]
   nodes = meta.object_graph_def.nodes
-  graph = trackable_object_graph_pb2.TrackableObjectGraph.FromString(
-    reader.get_tensor(_OBJECT_GRAPH_KEY)
-  )
+  try:
+    graph = trackable_object_graph_pb2.TrackableObjectGraph.FromString(
+      _read(model, reader, _OBJECT_GRAPH_KEY)
+    )
+  except message.DecodeError as e:
+    raise model.error(("variables",), "no object graph (%s)" % e) from e
+  if not nodes:
+    raise model.error(("saved_model.pb",), "no object graph")
   keys = {}
   for i, node in enumerate(nodes):
     # Weights only: not do_lower_case, step counters or dropout seeds.
     if (
       node.WhichOneof("kind") == "variable"
+      and i < len(graph.nodes)
       and graph.nodes[i].attributes
       and tf.as_dtype(node.variable.dtype).is_floating
     ):
@@ -162,8 +207,13 @@ def _variables(folder):
   vocab = None
   asset = _child(nodes, 0, "vocab_file")
   if asset is not None and nodes[asset].WhichOneof("kind") == "asset":
-    name = meta.asset_file_def[nodes[asset].asset.asset_file_def_index].filename
-    vocab = os.path.join(folder, "assets", name)
+    index = nodes[asset].asset.asset_file_def_index
+    if not 0 <= index < len(meta.asset_file_def):
+      raise model.error(("saved_model.pb",), "names no vocab_file asset")
+    # The asset's name is the artefact's word: it stays in the folder.
+    vocab = model.file(
+      "assets", meta.asset_file_def[index].filename, required=False
+    )
   return reader, ours, root_listed, vocab
 
 
@@ -181,25 +231,56 @@ def _map_by_rules(names):
   return mapped, unmapped
 
 
-def _config_from_shapes(shapes):
+def _config_from_shapes(shapes, heads, source):
   """The BertConfig the encoder arrays imply (original defaults otherwise)."""
+  if heads is None:
+    raise InputError(
+      "%s: the query kernel of layer 0 is not [hidden, heads, head size]; "
+      "the number of attention heads is unknown" % source
+    )
+  sizes = {
+    "bert/embeddings/word_embeddings": 2,
+    "bert/embeddings/position_embeddings": 2,
+    "bert/embeddings/token_type_embeddings": 2,
+    "bert/encoder/layer_0/intermediate/dense/kernel": 2,
+  }
+  for name, ndim in sizes.items():
+    if len(shapes[name]) != ndim:
+      raise InputError(
+        "%s: %s has %d dimensions, not %d"
+        % (source, name, len(shapes[name]), ndim)
+      )
   vocab_size, hidden = shapes["bert/embeddings/word_embeddings"]
   layers = 0
   while "bert/encoder/layer_%d/attention/self/query/kernel" % layers in shapes:
     layers += 1
-  return BertConfig(
-    vocab_size,
-    hidden_size=hidden,
-    num_hidden_layers=layers,
-    num_attention_heads=shapes["heads"],
-    intermediate_size=shapes["bert/encoder/layer_0/intermediate/dense/kernel"][
-      1
-    ],
-    max_position_embeddings=shapes["bert/embeddings/position_embeddings"][0],
-    type_vocab_size=shapes["bert/embeddings/token_type_embeddings"][0],
-    hidden_act="gelu",
-    initializer_range=0.02,
-  )
+  try:
+    return BertConfig(
+      vocab_size,
+      hidden_size=hidden,
+      num_hidden_layers=layers,
+      num_attention_heads=heads,
+      intermediate_size=shapes[
+        "bert/encoder/layer_0/intermediate/dense/kernel"
+      ][1],
+      max_position_embeddings=shapes["bert/embeddings/position_embeddings"][0],
+      type_vocab_size=shapes["bert/embeddings/token_type_embeddings"][0],
+      hidden_act="gelu",
+      initializer_range=0.02,
+    )
+  except InputError as e:
+    raise InputError("%s: the config its arrays imply: %s" % (source, e)) from e
+
+
+def _recorded_config(model, shapes):
+  """The config our export recorded, checked against its arrays."""
+  metadata = model.read_json(*_METADATA)
+  where = model.shown(*_METADATA)
+  if not isinstance(metadata.get("bert_config"), dict):
+    raise InputError("%s: no 'bert_config' object" % where)
+  config = BertConfig.from_dict(metadata["bert_config"], where)
+  config.check_arrays(shapes, where, every_layer=True)
+  return config
 
 
 def _require_encoder(tf1_names, folder, unmapped):
@@ -234,9 +315,11 @@ def _require_encoder(tf1_names, folder, unmapped):
 
 
 def read_tfhub_encoder(folder):
-  """(BertConfig, {TF1 name: array}, vocab path or None, do_lower_case or
-  None) of a TF Hub BERT encoder SavedModel folder."""
-  reader, ours, root_listed, vocab = _variables(folder)
+  """(BertConfig, {TF1 name: array}, vocab asset's real path or None,
+  do_lower_case or None) of a TF Hub BERT encoder SavedModel folder. The
+  config is checked against the array shapes before any array is read."""
+  model = Artefact(folder, "--input")
+  reader, ours, root_listed, vocab = _variables(model)
   if ours:
     sources, unmapped = ours, []
   else:
@@ -248,48 +331,35 @@ def read_tfhub_encoder(folder):
       "--input=%s: %d variables do not map to BERT's, e.g. "
       "%s" % (folder, len(unmapped), unmapped[0])
     )
-  arrays, heads = {}, None
-  for tf1, key in sorted(sources.items()):
-    value = reader.get_tensor(key)
-    if tf1 == "bert/encoder/layer_0/attention/self/query/kernel":
-      # [H, heads, H/heads] in Model Garden; [H, H] in the original.
-      heads = value.shape[1] if value.ndim == 3 else None
-    arrays[tf1] = np.reshape(value, _tf1_shape(tf1, value))
-  metadata = os.path.join(folder, _METADATA)
-  if ours and os.path.isfile(metadata):
-    with open(metadata, encoding="utf-8") as f:
-      config = BertConfig.from_dict(json.load(f)["bert_config"])
+  listed = reader.get_variable_to_shape_map()
+  shapes = {tf1: _tf1_shape(tf1, listed[key]) for tf1, key in sources.items()}
+  # [H, heads, H/heads] in Model Garden; [H, H] in the original.
+  query = listed[sources["bert/encoder/layer_0/attention/self/query/kernel"]]
+  if ours and model.exists(*_METADATA):
+    config = _recorded_config(model, shapes)
   else:
-    shapes = {n: a.shape for n, a in arrays.items()}
-    shapes["heads"] = heads
-    if heads is None:
-      raise InputError(
-        "--input=%s: the query kernel of layer 0 is not "
-        "[hidden, heads, head size]; the number of attention "
-        "heads is unknown" % folder
-      )
-    config = _config_from_shapes(shapes)
+    config = _config_from_shapes(
+      shapes, query[1] if len(query) == 3 else None, model.name
+    )
+  arrays = {
+    tf1: np.reshape(_read(model, reader, key), shapes[tf1])
+    for tf1, key in sorted(sources.items())
+  }
   key = "do_lower_case/.ATTRIBUTES/VARIABLE_VALUE"  # the root's variable
   do_lower_case = (
-    bool(reader.get_tensor(key)) if reader.has_tensor(key) else None
+    bool(_read(model, reader, key)) if reader.has_tensor(key) else None
   )
   logging.info("read %d variables from %s", len(arrays), folder)
-  return (
-    config,
-    arrays,
-    vocab if vocab and os.path.isfile(vocab) else None,
-    (do_lower_case),
-  )
+  return config, arrays, vocab, do_lower_case
 
 
-def _tf1_shape(name, value):
+def _tf1_shape(name, shape):
   """The original's shape of a (possibly per-head) Model Garden array."""
-  if value.ndim == 3:  # [H, A, D] or [A, D, H] -> [H, H]
-    return (
-      (-1, value.shape[-1])
-      if name.endswith("attention/output/dense/kernel")
-      else (value.shape[0], -1)
-    )
-  if value.ndim == 2 and name.endswith("/bias"):  # [A, D] -> [H]
-    return (-1,)
-  return value.shape
+  shape = tuple(shape)
+  if len(shape) == 3:  # [H, A, D] or [A, D, H] -> [H, H]
+    if name.endswith("attention/output/dense/kernel"):
+      return (shape[0] * shape[1], shape[2])
+    return (shape[0], shape[1] * shape[2])
+  if len(shape) == 2 and name.endswith("/bias"):  # [A, D] -> [H]
+    return (shape[0] * shape[1],)
+  return shape

@@ -296,6 +296,11 @@ def download(url, path, sha256=None, network=None):
         logging.warning("%s: %s; retrying in %g s", url, _why(url, e), pause)
         time.sleep(pause)
         pause = min(pause * 2, 60)
+      except OSError as e:  # after _TRANSIENT: the disk, not the network
+        raise InputError(
+          "%s: %s (from %s; %d bytes kept in %s: make room and run again "
+          "to resume)" % (path, e.strerror or e, url, _kept(part), part)
+        ) from e
   except KeyboardInterrupt:
     raise InputError(
       "%s: interrupted; %d bytes kept in %s (the next run "

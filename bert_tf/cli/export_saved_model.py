@@ -217,15 +217,18 @@ def _export(exporter_cls, checkpoint, beside, settings):
   """Exports `checkpoint` (a TF checkpoint; its bert_config.json and
   vocab.txt by default from `beside`)."""
   checkpoint_io.resolve_checkpoint(checkpoint)  # fails first
+  recorded = "--checkpoint=%s (run_config.json)" % FLAGS.checkpoint
   if settings and not FLAGS.bert_config_file:
-    config = BertConfig.from_dict(settings.bert_config)
+    config = BertConfig.from_dict(settings.bert_config, recorded)
   else:
     config = BertConfig.from_json_file(
       _beside_checkpoint(
         FLAGS.bert_config_file, "bert_config_file", "bert_config.json", beside
       )
     )
-    if settings and config != BertConfig.from_dict(settings.bert_config):
+    if settings and config != BertConfig.from_dict(
+      settings.bert_config, recorded
+    ):
       raise InputError(
         "--bert_config_file=%s contradicts the run in "
         "--checkpoint=%s (its run_config.json)"
@@ -241,14 +244,23 @@ def _export(exporter_cls, checkpoint, beside, settings):
   except ValueError as e:
     raise InputError(str(e).replace("\n", " ")) from e
   options = {o.name: FLAGS[o.name].value for o in exporter_cls.OPTIONS}
-  with distribution.policy_scope(_POLICIES[FLAGS.dtype]):
-    exporter = exporter_cls(
-      config,
-      vocab_file,
-      FLAGS.do_lower_case,
-      FLAGS.max_seq_length or exporter_cls.DEFAULT_MAX_SEQ_LENGTH,
-      options,
-    )
+  try:
+    with distribution.policy_scope(_POLICIES[FLAGS.dtype]):
+      exporter = exporter_cls(
+        config,
+        vocab_file,
+        FLAGS.do_lower_case,
+        FLAGS.max_seq_length or exporter_cls.DEFAULT_MAX_SEQ_LENGTH,
+        options,
+      )
+  except InputError as e:
+    if not settings:
+      raise
+    # The head settings came from the record: it is the culprit.
+    raise InputError(
+      "%s, task %s: %s (does the record belong to this run?)"
+      % (recorded, settings.task, e)
+    ) from e
   exporter.restore(checkpoint)
   exporter.save(FLAGS.export_dir)
   print("wrote %s SavedModel to %s" % (FLAGS.task, FLAGS.export_dir))

@@ -12,11 +12,12 @@ signature by name (`text_a` [, `text_b`]; `question`, `context`; `text`;
 shape [batch, n] (multiple choice `endings`) is a list of strings, in TSV a
 JSON list; the records of a batch need lists of one length. The output has
 one JSON object a line, in input order: the record's other fields (e.g. an
-`id`; with --keep_inputs the inputs too) followed by the model's outputs,
-padded outputs cut to the row's length (NER `tags` to `num_words`,
-`entity_*` to `num_entities`, as the export's
-assets.extra/export_config.json says). Only TensorFlow and tensorflow_text
-are needed, as in serving.
+`id`; with --keep_inputs the inputs too) followed by the model's outputs
+(one the record already has a field for, e.g. a gold `label`, is written as
+`predicted_label`: the record's field is kept), padded outputs cut to the
+row's length (NER `tags` to `num_words`, `entity_*` to `num_entities`, as
+the export's assets.extra/export_config.json says). Only TensorFlow and
+tensorflow_text are needed, as in serving.
 """
 
 import itertools
@@ -266,9 +267,16 @@ def predict(
       outputs = {k: _plain(v.numpy().tolist()) for k, v in outputs.items()}
       for i, (_, record) in enumerate(batch):
         row = {k: v for k, v in record.items() if keep_inputs or k not in ranks}
-        row.update((k, v[i]) for k, v in sorted(outputs.items()))
+        own = {k: v[i] for k, v in outputs.items()}
         for name, length in padded.items():
-          row[name] = row[name][: row[length]]
+          own[name] = own[name][: own[length]]
+        for name, value in sorted(own.items()):
+          # The record's own field (a gold `label`) is kept as it is; the
+          # model's output goes beside it as `predicted_<name>`.
+          key = name
+          while key in row:
+            key = "predicted_" + key
+          row[key] = value
         out.write(json.dumps(row, ensure_ascii=False) + "\n")
       count += len(batch)
       bar.update(len(batch))

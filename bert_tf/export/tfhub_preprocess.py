@@ -31,6 +31,7 @@ import tensorflow_text as text
 from bert_tf.export import register_exporter
 from bert_tf.export.tfhub_common import TfHubExporter
 from bert_tf.io_utils import InputError
+from bert_tf.tokenizers.loading import load_tokenizer
 from bert_tf.tokenizers.tf_text_tokenizer import TfTextTokenizer
 
 _STRINGS = tf.TensorSpec([None], tf.string, name="sentences")
@@ -130,6 +131,7 @@ class TfHubPreprocessExporter(TfHubExporter):
       )
     self.max_seq_length = max_seq_length
     self.options = {}
+    load_tokenizer(vocab_file, do_lower_case)  # [UNK], [CLS], [SEP]: one line
     self.tokenizer = TfTextTokenizer(vocab_file, do_lower_case)
     self.root = TfHubPreprocessor(self.tokenizer, max_seq_length)
     self._metadata = {

@@ -17,6 +17,7 @@ erf GELU that HuggingFace calls `"gelu"`, used by imported HF models.
 
 import copy
 import json
+import re
 
 from absl import logging
 
@@ -40,39 +41,49 @@ _DEFAULTS = (
 )
 
 
-# Key -> (type, lowest value, lowest is allowed, highest value (excluded)).
+# Key -> (type, lowest, highest, which ends are allowed: "[]", "[)", "(]").
+# The highest sizes are far above any published BERT (BERT-large: H 1024,
+# 24 layers; multilingual: 119,547 tokens) and keep a hostile config from
+# building for minutes (10**6 layers) before the budget below is reached.
 _RANGES = {
-  "vocab_size": (int, 1, True, None),
-  "hidden_size": (int, 1, True, None),
-  "num_hidden_layers": (int, 1, True, None),
-  "num_attention_heads": (int, 1, True, None),
-  "intermediate_size": (int, 1, True, None),
-  "max_position_embeddings": (int, 1, True, None),
-  "type_vocab_size": (int, 1, True, None),
-  "hidden_dropout_prob": (float, 0, True, 1),
-  "attention_probs_dropout_prob": (float, 0, True, 1),
-  "initializer_range": (float, 0, False, None),
+  "vocab_size": (int, 1, 1 << 22, "[]"),
+  "hidden_size": (int, 1, 1 << 14, "[]"),
+  "num_hidden_layers": (int, 1, 256, "[]"),
+  "num_attention_heads": (int, 1, 1 << 14, "[]"),
+  "intermediate_size": (int, 1, 1 << 16, "[]"),
+  "max_position_embeddings": (int, 1, 1 << 16, "[]"),
+  "type_vocab_size": (int, 1, 1 << 10, "[]"),
+  "hidden_dropout_prob": (float, 0, 1, "[)"),
+  "attention_probs_dropout_prob": (float, 0, 1, "[)"),
+  "initializer_range": (float, 0, 1e3, "(]"),
 }
+
+# What a 24 GB machine can fine-tune: every float32 weight with its
+# gradient and two Adam slots (16 bytes a parameter).
+MEMORY_BYTES = 24 * 10**9
+MAX_PARAMETERS = MEMORY_BYTES // 16
 
 
 def _check(key, value):
   """InputError unless `value` has the type and range of `key`."""
-  kind, low, low_ok, high = _RANGES[key]
+  kind, low, high, ends = _RANGES[key]
   number = (int,) if kind is int else (int, float)
   if isinstance(value, bool) or not isinstance(value, number):
     raise InputError(
       "key %r must be %s, got %r"
       % (key, "an integer" if kind is int else "a number", value)
     )
-  if (
-    value != value
-    or (value < low if low_ok else value <= low)
-    or (high is not None and value >= high)
-  ):
+  above_low = low <= value if ends[0] == "[" else low < value
+  below_high = value <= high if ends[1] == "]" else value < high
+  if value != value or not (above_low and below_high):
     raise InputError(
-      "key %r must be in %s%s, %s), got %r"
-      % (key, "[" if low_ok else "(", low, high or "inf", value)
+      "key %r must be in %s%s, %s%s, got %r"
+      % (key, ends[0], low, high, ends[1], value)
     )
+
+
+def _shape(shape):
+  return "[%s]" % ", ".join(str(d) for d in shape)
 
 
 class BertConfig:
@@ -96,14 +107,53 @@ class BertConfig:
         "'num_attention_heads' (%d)"
         % (self.hidden_size, self.num_attention_heads)
       )
+    if self.num_parameters() > MAX_PARAMETERS:
+      raise InputError(
+        "an encoder of %.3g parameters (vocab_size %d, hidden_size %d, "
+        "num_hidden_layers %d, intermediate_size %d) is more than the %.3g "
+        "a %d GB machine can train (16 bytes each: weight, gradient, 2 "
+        "Adam slots)"
+        % (
+          self.num_parameters(),
+          self.vocab_size,
+          self.hidden_size,
+          self.num_hidden_layers,
+          self.intermediate_size,
+          MAX_PARAMETERS,
+          MEMORY_BYTES // 10**9,
+        )
+      )
+
+  def num_parameters(self):
+    """Weights of the encoder and its masked-LM head."""
+    h, i = self.hidden_size, self.intermediate_size
+    tables = self.vocab_size + self.max_position_embeddings
+    layer = 4 * (h * h + h) + 2 * (h * i) + i + 5 * h
+    mlm = h * h + 3 * h + self.vocab_size
+    return (
+      (tables + self.type_vocab_size + 2) * h
+      + self.num_hidden_layers * layer
+      + h * h
+      + h
+      + mlm
+    )
 
   @classmethod
-  def from_dict(cls, json_object):
-    """Builds a config from a dict; unknown keys are kept as attributes."""
-    if "vocab_size" not in json_object:
-      raise InputError("BERT config has no 'vocab_size'")
-    values = dict(json_object)
-    return cls(values.pop("vocab_size"), **values)
+  def from_dict(cls, json_object, source=None):
+    """Builds a config from a dict; unknown keys are kept as attributes.
+    `source` (the file, e.g. a run's run_config.json) starts the message of
+    a value that is refused."""
+    try:
+      if not isinstance(json_object, dict):
+        raise InputError("a BERT config must be a JSON object")
+      if "vocab_size" not in json_object:
+        raise InputError("BERT config has no 'vocab_size'")
+      values = dict(json_object)
+      return cls(values.pop("vocab_size"), **values)
+    except InputError as e:
+      if source is None:
+        raise
+      raise InputError("%s: %s" % (source, e)) from e
 
   @classmethod
   def from_json_file(cls, json_file):
@@ -117,10 +167,7 @@ class BertConfig:
       ) from e
     if not isinstance(data, dict):
       raise InputError("BERT config %s is not a JSON object" % json_file)
-    try:
-      return cls.from_dict(data)
-    except InputError as e:
-      raise InputError("%s: %s" % (json_file, e)) from e
+    return cls.from_dict(data, json_file)
 
   def to_dict(self):
     return copy.deepcopy(self.__dict__)
@@ -152,6 +199,48 @@ class BertConfig:
         source,
         len(vocab),
         self.vocab_size,
+      )
+
+  def check_arrays(self, shapes, source, every_layer=False):
+    """InputError if the encoder arrays among `shapes` (original TF1 name ->
+    shape) are not the sizes this config gives them, or lack some of its
+    layers (with `every_layer`: or have more); checked before a model is
+    built. `source` names the arrays in the message."""
+    h = self.hidden_size
+    expected = {
+      "bert/embeddings/word_embeddings": (self.vocab_size, h),
+      "bert/embeddings/position_embeddings": (
+        self.max_position_embeddings,
+        h,
+      ),
+      "bert/embeddings/token_type_embeddings": (self.type_vocab_size, h),
+      "bert/encoder/layer_0/intermediate/dense/kernel": (
+        h,
+        self.intermediate_size,
+      ),
+      "bert/pooler/dense/kernel": (h, h),
+    }
+    for name, shape in expected.items():
+      if name in shapes and tuple(shapes[name]) != shape:
+        raise InputError(
+          "%s: %s is %s, but the config makes it %s (is it this model's "
+          "config?)" % (source, name, _shape(shapes[name]), _shape(shape))
+        )
+    layers = 1 + max(
+      (
+        int(m.group(1))
+        for m in (re.match(r"bert/encoder/layer_(\d+)/", n) for n in shapes)
+        if m
+      ),
+      default=-1,
+    )
+    if layers and (
+      layers < self.num_hidden_layers
+      or (every_layer and layers > self.num_hidden_layers)
+    ):
+      raise InputError(
+        "%s: %d encoder layers, but the config's num_hidden_layers is %d"
+        % (source, layers, self.num_hidden_layers)
       )
 
   def check_segments(self, pairs, what):

@@ -9,16 +9,21 @@ Example:
     convert("out/minilm/bert_model.ckpt", "tf1", "out/hf", output_format="hf")
 """
 
+import errno
 import os
+import re
 import shutil
 import tempfile
 
 from absl import logging
+from safetensors import SafetensorError
 import tensorflow as tf
 
 from bert_tf.checkpoints import checkpoint_io
 from bert_tf.checkpoints import hf_export
 from bert_tf.checkpoints import tfhub_import
+from bert_tf.checkpoints.artefact import Artefact
+from bert_tf.io_utils import first_line
 from bert_tf.io_utils import InputError
 from bert_tf.io_utils import publish_dir
 from bert_tf.io_utils import require_file
@@ -47,23 +52,41 @@ def _load(input_path, input_format, bert_config_file):
         "--bert_config_file is for --input_format=tf1; an HF "
         "folder carries its own config.json"
       )
-    if not os.path.isdir(input_path):
-      raise InputError("--input=%s: not an HF model folder" % input_path)
-    config, encoder, heads, _ = pretrained.load_hf_model(input_path)
-    folder = input_path
+    model = Artefact(input_path, "--input")
+    config, encoder, heads, report = pretrained.load_hf_model(input_path)
   else:
     prefix = checkpoint_io.resolve_checkpoint(input_path)
-    folder = os.path.dirname(prefix)
-    config_file = bert_config_file or os.path.join(folder, "bert_config.json")
-    require_file(config_file, "bert_config_file")
-    config = BertConfig.from_json_file(config_file)
-    encoder, heads, _ = pretrained.load_tf1_model(config, prefix)
-  vocab = os.path.join(folder, "vocab.txt")
+    model = Artefact(os.path.dirname(prefix) or ".")
+    # The checkpoint's own files: none may lead out of its folder.
+    model.names(prefix=os.path.basename(prefix) + ".")
+    if not bert_config_file:
+      bert_config_file = model.file(
+        "bert_config.json", required=False
+      ) or model.shown("bert_config.json")
+    require_file(bert_config_file, "bert_config_file")
+    config = BertConfig.from_json_file(bert_config_file)
+    encoder, heads, report = pretrained.load_tf1_model(config, prefix)
+  dropped = [n for n in report.checkpoint_only if n.startswith("bert/")]
+  if dropped:  # the output would silently lack them
+    raise InputError(
+      "--input=%s: %d encoder weights have no place in the model its "
+      "config describes, e.g. %s (is it this model's config?)"
+      % (input_path, len(dropped), dropped[0])
+    )
   return (
     config,
     checkpoint_io.tf1_name_map(encoder, **heads),
-    vocab if os.path.isfile(vocab) else None,
+    _vocab(config, model.file("vocab.txt", required=False)),
   )
+
+
+def _vocab(config, vocab):
+  """`vocab` (a real path inside the input, or None) if it fits the
+  embedding table: a longer one would give ids past its rows."""
+  if vocab:
+    with open(vocab, "rb") as f:
+      config.check_vocab(range(sum(1 for _ in f)), vocab)
+  return vocab
 
 
 def _load_tfhub(input_path, bert_config_file):
@@ -73,10 +96,12 @@ def _load_tfhub(input_path, bert_config_file):
       "--bert_config_file is for --input_format=tf1; a TF Hub "
       "encoder's config comes from its variables"
     )
-  if not os.path.isdir(input_path):
-    raise InputError("--input=%s: not a SavedModel folder" % input_path)
   config, arrays, vocab, _ = tfhub_import.read_tfhub_encoder(input_path)
-  return config, {n: tf.constant(a) for n, a in arrays.items()}, vocab
+  return (
+    config,
+    {n: tf.constant(a) for n, a in arrays.items()},
+    _vocab(config, vocab),
+  )
 
 
 def convert(
@@ -92,26 +117,43 @@ def convert(
   os.makedirs(output_dir, exist_ok=True)
   tmp_dir = tempfile.mkdtemp(prefix=".convert-", dir=output_dir)
   try:
-    if output_format == "hf":
-      hf_export.write_hf_model(
-        tmp_dir, config, {n: v.numpy() for n, v in name_map.items()}, vocab
-      )
-    else:
-      checkpoint_io.save_tf1_checkpoint(
-        os.path.join(tmp_dir, _CKPT_NAME), name_map
-      )
-      with open(os.path.join(tmp_dir, "bert_config.json"), "w") as f:
-        f.write(config.to_json_string())
-      if vocab:
-        shutil.copyfile(vocab, os.path.join(tmp_dir, "vocab.txt"))
+    _write(tmp_dir, output_format, config, name_map, vocab)
     # An earlier conversion's files go (its vocab.txt would pass for this
     # model's); the state file goes last: it is what readers look for.
     publish_dir(
       tmp_dir, output_dir, owned=_CONVERTED_FILES, last=("checkpoint",)
     )
+  except (OSError, tf.errors.OpError, SafetensorError) as e:
+    # Named by the user's folder, not the hidden one the set is built in.
+    raise _write_error(e, output_dir) from e
   finally:
     shutil.rmtree(tmp_dir, ignore_errors=True)
   logging.info("wrote %d variables to %s", len(name_map), output_dir)
   if output_format == "hf":
     return output_dir
   return os.path.join(output_dir, _CKPT_NAME)
+
+
+def _write(tmp_dir, output_format, config, name_map, vocab):
+  if output_format == "hf":
+    hf_export.write_hf_model(
+      tmp_dir, config, {n: v.numpy() for n, v in name_map.items()}, vocab
+    )
+    return
+  checkpoint_io.save_tf1_checkpoint(os.path.join(tmp_dir, _CKPT_NAME), name_map)
+  with open(os.path.join(tmp_dir, "bert_config.json"), "w") as f:
+    f.write(config.to_json_string())
+  if vocab:
+    shutil.copyfile(vocab, os.path.join(tmp_dir, "vocab.txt"))
+
+
+def _write_error(e, output_dir):
+  """A failed write as an OSError naming `output_dir`. TensorFlow and
+  safetensors carry the system's reason inside their text."""
+  if isinstance(e, OSError) and e.errno:
+    return OSError(e.errno, e.strerror, output_dir)
+  text = first_line(getattr(e, "message", None) or e)
+  for code in (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES):
+    if os.strerror(code) in text:
+      return OSError(code, os.strerror(code), output_dir)
+  return OSError(errno.EIO, re.split(r"[:;] ", text)[-1], output_dir)

@@ -35,9 +35,9 @@ def load_tf1_model(config, ckpt_prefix):
     (encoder, heads, report); see `build_model_for_variables`.
   """
   prefix = checkpoint_io.resolve_checkpoint(ckpt_prefix)
-  encoder, heads = build_model_for_variables(
-    config, checkpoint_io.checkpoint_shapes(prefix)
-  )
+  shapes = checkpoint_io.checkpoint_shapes(prefix)
+  config.check_arrays(shapes, prefix)  # before a model is built
+  encoder, heads = build_model_for_variables(config, shapes)
   report = checkpoint_io.init_from_checkpoint(
     prefix, checkpoint_io.tf1_name_map(encoder, **heads)
   )
@@ -55,6 +55,7 @@ def load_hf_model(model_dir):
   config = hf_import.read_hf_config(model_dir)
   arrays, unused = hf_import.read_hf_weights(model_dir)
   shapes = {name: value.shape for name, value in arrays.items()}
+  config.check_arrays(shapes, model_dir)
   encoder, heads = build_model_for_variables(config, shapes)
   report = checkpoint_io.assign_arrays(
     checkpoint_io.tf1_name_map(encoder, **heads),

@@ -93,6 +93,10 @@ def _check_flags(beam_args):
     )
 
 
+def _source():
+  return "--input_file=%s" % FLAGS.input_file
+
+
 def _learn_wordpiece(files, beam_args):
   if FLAGS.runner:
     # pylint: disable-next=g-import-not-at-top
@@ -117,7 +121,9 @@ def _learn_wordpiece(files, beam_args):
   from data_prep.learn_vocab.wordpiece import learn_wordpiece
   from data_prep.learn_vocab.wordpiece import write_vocab
 
-  vocab = learn_wordpiece(counts, FLAGS.vocab_size, FLAGS.num_unused_tokens)
+  vocab = learn_wordpiece(
+    counts, FLAGS.vocab_size, FLAGS.num_unused_tokens, _source()
+  )
   with atomic_output(FLAGS.output_file) as f:
     write_vocab(vocab, f)
   return len(vocab), 1
@@ -128,7 +134,9 @@ def _train_sentencepiece(files):
   from data_prep.learn_vocab.sentencepiece import train_sentencepiece
 
   lines = (line for f in files for line in words.shard_text_lines(Shard(f)))
-  model = train_sentencepiece(lines, FLAGS.vocab_size, FLAGS.do_lower_case)
+  model = train_sentencepiece(
+    lines, FLAGS.vocab_size, FLAGS.do_lower_case, _source()
+  )
   with atomic_output(FLAGS.output_file, "wb") as f:
     f.write(model)
 

@@ -21,12 +21,27 @@ from bert_tf.io_utils import InputError
 from bert_tf.tokenizers.sentencepiece_tokenizer import preprocess_text
 
 CONTROL_SYMBOLS = ("[CLS]", "[SEP]", "[MASK]")
+# SentencePiece's own default: longer lines are skipped by its trainer.
+MAX_SENTENCE_BYTES = 4192
 
 
-def train_sentencepiece(lines, vocab_size, do_lower_case):
-  """The serialized model (bytes) trained on the text `lines`."""
+def train_sentencepiece(lines, vocab_size, do_lower_case, source="the corpus"):
+  """The serialized model (bytes) trained on the text `lines` (of input
+  `source`, for messages)."""
   # A list: a bad input line fails here, not inside the C++ trainer.
   sentences = [preprocess_text(line, do_lower_case) for line in lines]
+  text = [s for s in sentences if s.strip()]
+  if not any(len(s.encode("utf-8")) <= MAX_SENTENCE_BYTES for s in text):
+    raise InputError(
+      "%s: no text to learn from (%s)"
+      % (
+        source,
+        "its %d non-empty lines are all longer than the %d bytes "
+        "SentencePiece takes" % (len(text), MAX_SENTENCE_BYTES)
+        if text
+        else "it is empty or holds only blank lines",
+      )
+    )
   model = io.BytesIO()
   try:
     spm.SentencePieceTrainer.train(
@@ -42,11 +57,12 @@ def train_sentencepiece(lines, vocab_size, do_lower_case):
       normalization_rule_name="identity",
       character_coverage=0.99995,
       input_sentence_size=0,
+      max_sentence_length=MAX_SENTENCE_BYTES,
       num_threads=1,
       minloglevel=2,
     )
   except RuntimeError as e:
     raise InputError(
-      "SentencePiece training failed: %s" % str(e).splitlines()[0]
+      "%s: SentencePiece training failed: %s" % (source, str(e).splitlines()[0])
     ) from e
   return model.getvalue()

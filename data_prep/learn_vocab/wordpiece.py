@@ -25,15 +25,16 @@ from bert_tf.io_utils import InputError
 from data_prep.learn_vocab.words import reserved_tokens
 
 
-def learn_wordpiece(word_counts, vocab_size, num_unused):
-  """The vocabulary (list of tokens, id order) for `word_counts`.
+def learn_wordpiece(word_counts, vocab_size, num_unused, source="--input_file"):
+  """The vocabulary (list of tokens, id order) for `word_counts` (of input
+  `source`, for messages).
 
   Raises:
     InputError: no words, or `vocab_size` below what the reserved tokens and
       the corpus's characters alone need.
   """
   if not word_counts:
-    raise InputError("--input_file: no words to learn a vocabulary from")
+    raise InputError("%s: no words to learn a vocabulary from" % source)
   reserved = reserved_tokens(num_unused)
   vocab = wordpiece_tokenizer_learner_lib.learn(
     sorted(word_counts.items()), vocab_size, reserved

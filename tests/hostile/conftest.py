@@ -1,6 +1,6 @@
 """Session fixtures of the hostile suite: the flags each entry point defines
 (so a table over "every command with flag X" covers a new command too) and
-a tiny exported SavedModel for the commands that read one."""
+tiny exported SavedModels for the commands that read one."""
 
 import json
 
@@ -34,6 +34,28 @@ def tiny_export(tmp_path_factory):
           "--checkpoint=" + CKPT,
           "--vocab_file=" + VOCAB,
           "--max_seq_length=16",
+          "--export_dir=%s" % export_dir,
+        ],
+      )
+    ]
+  )
+  assert code == 0, stderr[-2000:]
+  return export_dir
+
+
+@pytest.fixture(scope="session")
+def tfhub_export(tmp_path_factory):
+  """A `tfhub_encoder` SavedModel of the tiny checkpoint (ours: it records
+  its config in assets.extra/export_config.json)."""
+  export_dir = tmp_path_factory.mktemp("tfhub") / "encoder"
+  ((code, stderr),) = run_cases(
+    [
+      (
+        "bert_tf.export_saved_model",
+        [
+          "--task=tfhub_encoder",
+          "--checkpoint=" + CKPT,
+          "--vocab_file=" + VOCAB,
           "--export_dir=%s" % export_dir,
         ],
       )

@@ -3,6 +3,8 @@ every entry point that defines the flag: a --task_name=tsv option with a GLUE
 task and --spm_model_file beside --vocab_file are refused in one line; an
 IOB1 file read as IOB2 and a prediction over 0 records are warned about."""
 
+import json
+
 import pytest
 
 from tests.conftest import FIXTURES
@@ -112,3 +114,45 @@ def test_suspicious_inputs_are_warned_about(tmp_path, tiny_export):
   assert code == 0, stderr[-2000:]
   assert "%s holds no records: wrote an empty %s" % (empty, out) in stderr
   assert out.read_text() == ""
+
+
+def test_a_records_own_field_is_never_replaced_by_an_output(
+  tmp_path, tiny_export
+):
+  """A dev set's gold `label` beside a classifier's `label` output: here the
+  encoder's `input_mask` output beside a record's own `input_mask` field."""
+  text = {"text_a": "the cat", "text_b": ""}
+  records = tmp_path / "in.jsonl"
+  records.write_text(
+    "".join(
+      json.dumps(dict(text, **fields)) + "\n"
+      for fields in (
+        {"id": 1, "input_mask": "gold"},
+        {"input_mask": 0, "predicted_input_mask": 1},
+        {},  # no clash: the model's own mask, to compare with
+      )
+    )
+  )
+  out = tmp_path / "p.jsonl"
+  ((code, stderr),) = run_cases(
+    [
+      (
+        "bert_tf.predict",
+        [
+          "--export_dir=%s" % tiny_export,
+          "--input_file=%s" % records,
+          "--output_file=%s" % out,
+        ],
+      )
+    ]
+  )
+  assert code == 0, stderr[-2000:]
+  first, second, plain = [
+    json.loads(line) for line in out.read_text().splitlines()
+  ]
+  mask = plain["input_mask"]
+  assert len(mask) == 16 and mask[0] == 1  # [CLS] at least
+  assert first["input_mask"] == "gold" and first["id"] == 1
+  assert first["predicted_input_mask"] == mask
+  assert (second["input_mask"], second["predicted_input_mask"]) == (0, 1)
+  assert second["predicted_predicted_input_mask"] == mask

@@ -194,3 +194,20 @@ def test_sentencepiece_model_loads_as_spm_model_file(tmp_path):
   assert "".join(pieces).replace("\u2581", " ").strip() == (
     "the walker jumped, hello world."
   )
+
+
+@pytest.mark.parametrize(
+  "lines,says",
+  [
+    (["", "  "], "it is empty or holds only blank lines"),
+    (["x" * 4193, "y" * 5000], "its 2 non-empty lines are all longer than"),
+  ],
+)
+def test_sentencepiece_without_a_usable_line_names_the_corpus(lines, says):
+  with pytest.raises(InputError) as e:
+    train_sentencepiece(lines, 40, True, "--input_file=c.txt")
+  assert str(e.value).startswith("--input_file=c.txt: no text to learn from")
+  assert says in str(e.value)
+  # One line of the longest length SentencePiece keeps is enough to start.
+  with pytest.raises(InputError, match="c.txt: SentencePiece training failed"):
+    train_sentencepiece(["x" * 4192], 40, True, "--input_file=c.txt")
