@@ -114,7 +114,7 @@ def test_every_training_script_locks_its_output_dir():
   for script in _SCRIPTS:
     job = jobs[script].rsplit(".", 1)[0].replace(".", "/") + ".py"
     source = (REPO / job).read_text()
-    calls = source.count("make_output_dir(self.flags.output_dir)")
+    calls = source.count("make_output_dir(self.config.output_dir)")
     assert calls == 1 or (calls == 0 and "finetune.Job" in source), script
     assert "gfile.makedirs(" not in source, script
 
