@@ -14,7 +14,8 @@ A subclass names its exporter (`KIND`, also run_config.json's task) and
 its Job (`JOB`, `CONFIG`), and says how its Python inputs become serving
 inputs (`_inputs`), a split the Job reads (`_split_data`), features for
 `evaluate` (`_features`: the scripts' data_prep featurizer, with
-`tokenizer`), results (`_results`) and metrics (`_metrics`: the scripts'
+`tokenizer`), one input's result (`_result`: named values) and the raw
+results (`_raw`: the SavedModel's), and metrics (`_metrics`: the scripts'
 results code).
 """
 
@@ -162,8 +163,12 @@ class TaskApi:
     known = self.exporter.input_shapes()
     return self.exporter.serve, {n: known.get(n, [None]) for n in names}
 
-  def _results(self, outputs):
-    """Serving outputs (numpy) -> what `predict` returns."""
+  def _result(self, row):
+    """One input's serving outputs ({name: numpy value}) -> its result."""
+    raise NotImplementedError
+
+  def _raw(self, rows):
+    """Every input's serving outputs -> what `predict(raw=True)` returns."""
     raise NotImplementedError
 
   def _metrics(self, rows, batch_size):
@@ -210,7 +215,10 @@ class TaskApi:
 
     Each call is one run of the schedule (warmup and decay over its own
     steps, fresh Adam slots). A refused or diverging call leaves the
-    model's weights unchanged.
+    model's weights unchanged. `seed=` fixes what training draws (batch
+    order); the new head and the dropout seeds are drawn when the model is
+    built: `keras.utils.set_random_seed(seed)` before `from_pretrained`
+    makes the run the script's `--seed` run, bit for bit.
     """
     data = {"train": self._split_data(x, y)}
     if validation_data is not None:
@@ -218,7 +226,10 @@ class TaskApi:
         len(validation_data) != 2
       ):
         raise InputError("validation_data: an (x, y) pair")
-      data["dev"] = self._split_data(*validation_data)
+      try:
+        data["dev"] = self._split_data(*validation_data)
+      except InputError as e:
+        raise InputError("validation_data: %s" % e) from None
     return fitting.fit(
       self,
       data,
@@ -262,24 +273,41 @@ class TaskApi:
       batch_size,
     )
 
-  def predict(self, x, batch_size=32):
-    """One result per input, in order, as the exported SavedModel answers."""
+  def predict(self, x, batch_size=32, raw=False):
+    """One result per input, in order: a dict of named, JSON-ready values
+    (the subclass says which); `raw=True`: what the exported SavedModel
+    answers (probability arrays, answer strings, tag lists). Every input is
+    checked before the model runs; a bad one is named by its index."""
+    if isinstance(batch_size, bool) or not isinstance(
+      batch_size, (int, np.integer)
+    ):
+      raise InputError("batch_size=%r: not an integer" % (batch_size,))
+    if batch_size < 1:
+      raise InputError("batch_size=%d: must be >= 1" % batch_size)
+    if not isinstance(raw, bool):
+      raise InputError("raw=%r: must be True or False" % (raw,))
     inputs = self._inputs(x)
     names = tuple(inputs)
     if self._signature is None or self._signature[0] != names:
       self._signature = names, self.exporter.signature(*self._serving(names))
     serve = self._signature[1]
     total = len(inputs[names[0]])
-    parts = []
+    rows = []
     for start in range(0, total, batch_size):
       outputs = serve(
         **{
-          n: tf.constant(v[start : start + batch_size])
+          n: tf.constant(v[start : start + batch_size], _dtype(v))
           for n, v in inputs.items()
         }
       )
-      parts.append({k: v.numpy() for k, v in outputs.items()})
-    return self._results(parts)
+      outputs = {k: v.numpy() for k, v in outputs.items()}
+      rows.extend(
+        {k: v[i] for k, v in outputs.items()}
+        for i in range(min(batch_size, total - start))
+      )
+    if raw:
+      return self._raw(rows)
+    return [self._result(row) for row in rows]
 
   # --- Run folders and SavedModels. ---------------------------------------
 
@@ -325,17 +353,9 @@ class TaskApi:
     return self.exporter.save(export_dir)
 
 
-def strings(values, what):
-  """A list of texts as a numpy string array; InputError otherwise."""
-  if isinstance(values, (str, bytes)):
-    raise InputError("%s: a list of texts, not one text" % what)
-  values = list(values)
-  if not values:
-    raise InputError("%s: no texts" % what)
-  bad = [v for v in values if not isinstance(v, (str, bytes))]
-  if bad:
-    raise InputError("%s: texts must be strings, got %r" % (what, bad[0]))
-  return np.array(values, dtype=object)
+def _dtype(values):
+  # An object array of texts (even an empty one) is a string tensor.
+  return tf.string if values.dtype == object else None
 
 
 def stacked(rows, names, dtype=np.int32, **renamed):
