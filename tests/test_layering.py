@@ -31,6 +31,7 @@ _BELOW_JOBS = {
   "bert_tf.tokenizers",
   "bert_tf.checkpoints",
   "bert_tf.modeling",
+  "bert_tf.runs",
   "bert_tf.training",
   "bert_tf.tasks",
   "bert_tf.export",
@@ -49,13 +50,16 @@ _LAYERS = {
   "bert_tf.attention": {"bert_tf.io_utils"},
   "bert_tf.checkpoints": {"bert_tf.io_utils", "bert_tf.modeling.bert_config"},
   "bert_tf.modeling": {"bert_tf.io_utils", "bert_tf.checkpoints"},
-  "bert_tf.training": {"bert_tf.io_utils", "bert_tf.records"},
+  # Run folders: run_config.json, the files a run writes, its own files.
+  "bert_tf.runs": {"bert_tf.io_utils"},
+  "bert_tf.training": {"bert_tf.io_utils", "bert_tf.records", "bert_tf.runs"},
   "bert_tf.tasks": {
     "bert_tf.io_utils",
     "bert_tf.records",
     "bert_tf.tokenizers",
     "bert_tf.checkpoints",
     "bert_tf.modeling",
+    "bert_tf.runs",
     "bert_tf.training",
   },
   # SavedModels: a task's model plus in-graph tokenization; no flags.

@@ -30,11 +30,11 @@ from bert_tf.api import sources
 from bert_tf.export import get_exporter
 from bert_tf.io_utils import InputError
 from bert_tf.io_utils import make_temp_dir
+from bert_tf.runs import run_config
 from bert_tf.tokenizers.loading import load_tokenizer
 from bert_tf.training import checkpointing
 from bert_tf.training import inference
 from bert_tf.training import optimization
-from bert_tf.training import run_config
 
 # The encoder's inputs, as every featurizer names them.
 INPUTS = ("input_ids", "input_mask", "segment_ids")

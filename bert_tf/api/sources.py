@@ -29,7 +29,7 @@ from bert_tf.jobs import wiring
 from bert_tf.modeling import fetching
 from bert_tf.modeling import pretrained
 from bert_tf.modeling.bert_config import BertConfig
-from bert_tf.training import run_config
+from bert_tf.runs import run_config
 
 # config: BertConfig; load(exporter): its model's weights from the source;
 # recorded: the folder's RunConfig or None.

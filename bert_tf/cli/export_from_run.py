@@ -15,9 +15,9 @@ Example:
 import os
 
 from bert_tf.io_utils import InputError
-from bert_tf.training import run_config
-from bert_tf.training import run_files
-from bert_tf.training import run_folder
+from bert_tf.runs import run_config
+from bert_tf.runs import run_files
+from bert_tf.runs import run_folder
 
 # Export tasks that read only the encoder: they fit a run of any task.
 _ENCODER_ONLY = ("encoder", "tfhub_encoder")

@@ -29,7 +29,7 @@ from bert_tf.runtime import app
 # Loaded when the command runs: --help answers at once.
 backend_agg = app.lazy_import("matplotlib.backends.backend_agg")
 figure_lib = app.lazy_import("matplotlib.figure")
-run_files = app.lazy_import("bert_tf.training.run_files")
+run_files = app.lazy_import("bert_tf.runs.run_files")
 signal = app.lazy_import("scipy.signal")
 tf = app.lazy_import("tensorflow")
 

@@ -44,7 +44,7 @@ from bert_tf.tokenizers.loading import load_tokenizer
 
 # Loaded when a job runs: --help answers before TensorFlow is imported.
 input_pipeline = app.lazy_import("bert_tf.training.input_pipeline")
-run_config = app.lazy_import("bert_tf.training.run_config")
+run_config = app.lazy_import("bert_tf.runs.run_config")
 wiring = app.lazy_import("bert_tf.jobs.wiring")
 
 # A built model a run trains and evaluates instead of the one

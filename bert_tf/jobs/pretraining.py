@@ -23,7 +23,7 @@ input_pipeline = app.lazy_import("bert_tf.training.input_pipeline")
 
 pretraining = app.lazy_import("bert_tf.tasks.pretraining")
 
-run_config = app.lazy_import("bert_tf.training.run_config")
+run_config = app.lazy_import("bert_tf.runs.run_config")
 
 wiring = app.lazy_import("bert_tf.jobs.wiring")
 

@@ -28,11 +28,11 @@ from bert_tf.checkpoints import checkpoint_io
 from bert_tf.io_utils import InputError
 from bert_tf.jobs import engine_flags
 from bert_tf.jobs import eval_flags
+from bert_tf.runs import run_files
 from bert_tf.tokenizers import tokenization
 from bert_tf.training import distribution
 from bert_tf.training import eval_hook as eval_hook_lib
 from bert_tf.training import optimization
-from bert_tf.training import run_files
 from bert_tf.training import unfreezing
 from bert_tf.training.trainer import Trainer
 

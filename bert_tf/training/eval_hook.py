@@ -41,16 +41,16 @@ import numpy as np
 import tensorflow as tf
 
 from bert_tf.io_utils import InputError
-from bert_tf.training import run_files
+from bert_tf.runs import run_files
+from bert_tf.runs.run_files import BEST_CHECKPOINT
+from bert_tf.runs.run_files import BEST_CONFIG
+from bert_tf.runs.run_files import BEST_DIR
+from bert_tf.runs.run_files import BEST_FILE
+from bert_tf.runs.run_files import EVAL_DIR
+from bert_tf.runs.run_files import HISTORY_FILE
+from bert_tf.runs.run_files import STOP_FILE
 from bert_tf.training.choices import BEST_MODES
 from bert_tf.training.progress import write_scalars
-from bert_tf.training.run_files import BEST_CHECKPOINT
-from bert_tf.training.run_files import BEST_CONFIG
-from bert_tf.training.run_files import BEST_DIR
-from bert_tf.training.run_files import BEST_FILE
-from bert_tf.training.run_files import EVAL_DIR
-from bert_tf.training.run_files import HISTORY_FILE
-from bert_tf.training.run_files import STOP_FILE
 
 
 def _plain(value):

@@ -46,10 +46,10 @@ import numpy as np
 import tensorflow as tf
 
 from bert_tf.io_utils import InputError
+from bert_tf.runs import run_files
 from bert_tf.training import checkpointing
 from bert_tf.training import distribution
 from bert_tf.training import inference
-from bert_tf.training import run_files
 from bert_tf.training import train_steps
 from bert_tf.training.progress import HostLoopPacer
 from bert_tf.training.progress import Progress

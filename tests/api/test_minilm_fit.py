@@ -21,7 +21,7 @@ import sys
 import pytest
 
 from bert_tf.cli.plot_run import read_train_scalars
-from bert_tf.training import run_files
+from bert_tf.runs import run_files
 from examples import api_fit_sst2
 from tests.conftest import REPO
 from tests.helpers import parity

@@ -10,7 +10,7 @@ import shutil
 
 import pytest
 
-from bert_tf.training import run_config
+from bert_tf.runs import run_config
 from tests.conftest import FIXTURES
 from tests.helpers.checkpoints import ckpt_prefix
 from tests.helpers.cli import run_mains

@@ -12,12 +12,12 @@ from bert_tf.checkpoints import checkpoint_io
 from bert_tf.io_utils import InputError
 from bert_tf.jobs.wiring import train_steps
 from bert_tf.modeling.heads.classifier_head import ClassifierHead
+from bert_tf.runs import run_config
 from bert_tf.tasks import classification as classification_task
 from bert_tf.tasks.classifier_results import eval_results
 from bert_tf.tasks.classifier_results import glue_submission_lines
 from bert_tf.tasks.classifier_results import prediction_lines
 from bert_tf.training import input_pipeline
-from bert_tf.training import run_config
 from tests.conftest import FIXTURES
 from tests.helpers.checkpoints import ckpt_prefix
 from tests.helpers.checkpoints import load_golden

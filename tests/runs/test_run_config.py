@@ -8,7 +8,7 @@ import os
 import pytest
 
 from bert_tf.io_utils import InputError
-from bert_tf.training import run_config
+from bert_tf.runs import run_config
 
 
 @pytest.fixture(autouse=True)

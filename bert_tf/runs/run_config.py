@@ -47,9 +47,9 @@ import tensorflow as tf
 
 from bert_tf.io_utils import atomic_output
 from bert_tf.io_utils import InputError
-from bert_tf.training import run_files
-from bert_tf.training import run_folder
-from bert_tf.training import run_values
+from bert_tf.runs import run_files
+from bert_tf.runs import run_folder
+from bert_tf.runs import run_values
 
 FILE = "run_config.json"
 FORMAT = "bert_tf.run_config"

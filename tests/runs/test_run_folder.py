@@ -12,7 +12,7 @@ import pytest
 
 from bert_tf.io_utils import InputError
 from bert_tf.io_utils import LOCK_FILE
-from bert_tf.training import run_config
+from bert_tf.runs import run_config
 
 VOCAB = b"[PAD]\n[UNK]\n[CLS]\n[SEP]\nhello\n"
 OTHER_VOCAB = b"[PAD]\n[UNK]\n[CLS]\n[SEP]\nworld\n"
