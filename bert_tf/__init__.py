@@ -12,6 +12,7 @@ TensorFlow-free until a model name is used):
     tokenizer = bert_tf.FullTokenizer("vocab.txt", do_lower_case=True)
     trainer = bert_tf.Trainer(task, lambda: bert_tf.create_optimizer(
         5e-5, 1000, 100), "out")
+    encoder = bert_tf.HubLayer("bert_encoder", trainable=True)  # Keras 3
 
 Layers of the package (docs/architecture.md): modeling, tasks, training,
 checkpoints, tokenizers, records, export, cli, api.
@@ -23,6 +24,7 @@ _EXPORTS = {
   # Model
   "BertConfig": "bert_tf.modeling.bert_config",
   "BertEncoder": "bert_tf.modeling.bert_encoder",
+  "HubLayer": "bert_tf.modeling.hub_layer",  # TF Hub-format SavedModels
   # Checkpoints
   "load_tf1_model": "bert_tf.modeling.pretrained",
   "load_hf_model": "bert_tf.modeling.pretrained",
