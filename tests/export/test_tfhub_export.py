@@ -63,7 +63,7 @@ print(json.dumps(result))
 )
 
 # A Keras 3 classifier on the loaded encoder (its variables wrapped, not
-# copied, as keras.layers.TFSMLayer does), trained a few steps.
+# copied; see bert_tf.HubLayer for the layer users get), trained a few steps.
 _FINETUNE_CHILD = (
   _CHILD_PRELUDE
   + r"""
