@@ -19,6 +19,9 @@ checkpoints, tokenizers, records, export, cli, api.
 """
 
 import importlib
+import sys
+
+_quieted = False  # whether the first name was resolved
 
 _EXPORTS = {
   # Model
@@ -52,8 +55,21 @@ __all__ = sorted(_EXPORTS)
 
 def __getattr__(name):
   if name in _EXPORTS:
+    _quiet_tensorflow()
     return getattr(importlib.import_module(_EXPORTS[name]), name)
   raise AttributeError("module 'bert_tf' has no attribute %r" % name)
+
+
+def _quiet_tensorflow():
+  """TensorFlow's start-up lines filtered as the commands filter them
+  (docs/python_api.md), unless the program imported TensorFlow first: its
+  own logging stands. TF_CPP_MIN_LOG_LEVEL is set to 2 only if unset."""
+  global _quieted
+  if not _quieted and "tensorflow" not in sys.modules:
+    from bert_tf.runtime import quiet  # pylint: disable=g-import-not-at-top
+
+    quiet.quiet_tensorflow(argv=[])  # the program's argv is not ours
+  _quieted = True
 
 
 def __dir__():

@@ -6,27 +6,31 @@ Example:
                                                  num_labels=2)
     clf.fit([("He left.", "He went away."), ("Hi.", "Tax rates rose.")],
             [1, 0], epochs=3, batch_size=2)
-    clf.predict([("She left.", "She went away.")])  # [[p(0), p(1)]]
+    clf.predict([("She left.", "She went away.")])
+    # [{"label": "1", "score": 0.93, "probabilities": {"0": 0.07, "1": 0.93}}]
+    clf.predict([("She left.", "She went away.")], raw=True)  # [[p0, p1]]
     clf.evaluate(pairs, labels)   # eval_accuracy, eval_loss, (F1 ...)
     clf.save_run("/tmp/run")      # run_classifier.py --do_predict reads it
     clf.export("/tmp/serving")    # as export_saved_model --task=classifier
 
 Inputs are a list of texts, or of (text_a, text_b) pairs. Labels are label
 names (`labels=`; default "0".."N-1") or ids; `num_labels=1` is a
-regression (scores). `task_name=` a GLUE/XNLI task takes its label list and
-metrics (e.g. "mrpc": F1 too), so that `--task_name=MRPC` runs of the
-script read the run folder; otherwise the run is `--task_name=tsv
---labels=...`. fit and evaluate featurize as run_classifier.py
-(data_prep/classifier's `convert_single_example`), and evaluate returns its
-eval_results.txt (`classifier_results.eval_results`).
+regression (`predict` gives {"score": value}). `task_name=` a GLUE/XNLI
+task takes its label list and metrics (e.g. "mrpc": F1 too), so that
+`--task_name=MRPC` runs of the script read the run folder; otherwise the
+run is `--task_name=tsv --labels=...`. fit and evaluate featurize as
+run_classifier.py (data_prep/classifier's `convert_single_example`), and
+evaluate returns its eval_results.txt (`classifier_results.eval_results`).
 """
 
 import numpy as np
 
 from bert_tf.api.base import INPUTS
 from bert_tf.api.base import stacked
-from bert_tf.api.base import strings
 from bert_tf.api.base import TaskApi
+from bert_tf.api.inputs import examples
+from bert_tf.api.inputs import shown
+from bert_tf.api.inputs import strings
 from bert_tf.export.classifier import TASK_LABELS
 from bert_tf.io_utils import InputError
 from bert_tf.jobs import classifier as classifier_job
@@ -115,29 +119,32 @@ class TextClassifier(TaskApi):
     )
 
   def _inputs(self, x):
-    if isinstance(x, (str, bytes)):
-      raise InputError(
-        "inputs: a list of texts or (text_a, text_b) pairs, not one text"
-      )
-    x = list(x)
-    if all(isinstance(t, (str, bytes)) for t in x):
-      return {"text_a": strings(x, "inputs")}
-    bad = [
-      t
-      for t in x
-      if isinstance(t, (str, bytes))
-      or not isinstance(t, (tuple, list))
-      or len(t) != 2
-    ]
-    if bad:
-      raise InputError(
-        "inputs: give all texts or all (text_a, text_b) "
-        "pairs; got %r" % (bad[0],)
-      )
+    x = examples(x, "texts or (text_a, text_b) pairs")
+    pairs = None
+    for i, example in enumerate(x):
+      if isinstance(example, (str, bytes)):
+        kind = False
+      elif isinstance(example, (tuple, list)) and len(example) == 2:
+        kind = True
+      else:
+        raise InputError(
+          "input %d: %s is neither a text nor a (text_a, text_b) pair"
+          % (i, shown(example))
+        )
+      if pairs is None:
+        pairs = kind
+      elif kind != pairs:
+        raise InputError(
+          "input %d is a %s, input 0 a %s: give all texts or all "
+          "(text_a, text_b) pairs"
+          % (i, *(("pair", "text") if kind else ("text", "pair")))
+        )
+    if not pairs:
+      return {"text_a": strings(x, "input %d")}
     self.config.check_segments(True, "inputs")
     return {
-      "text_a": strings([p[0] for p in x], "text_a"),
-      "text_b": strings([p[1] for p in x], "text_b"),
+      "text_a": strings([p[0] for p in x], "input %d's text_a"),
+      "text_b": strings([p[1] for p in x], "input %d's text_b"),
     }
 
   def _label_names(self, y, count):
@@ -147,9 +154,9 @@ class TextClassifier(TaskApi):
     if len(y) != count:
       raise InputError("%d inputs but %d labels" % (count, len(y)))
     if self.labels is None:
-      return [float(v) for v in np.asarray(y, np.float32)]
+      return [_score(i, label) for i, label in enumerate(y)]
     names = []
-    for label in y:
+    for i, label in enumerate(y):
       if isinstance(label, (int, np.integer)) and 0 <= label < len(self.labels):
         names.append(self.labels[label])
       elif str(label) in self.labels and not isinstance(
@@ -158,8 +165,8 @@ class TextClassifier(TaskApi):
         names.append(str(label))
       else:
         raise InputError(
-          "label %r: not one of %s (or an id below %d)"
-          % (label, ",".join(self.labels), len(self.labels))
+          "label %d: %s is not one of %s (or an id below %d)"
+          % (i, shown(label), ",".join(self.labels), len(self.labels))
         )
     return names
 
@@ -177,15 +184,14 @@ class TextClassifier(TaskApi):
   def _split_data(self, x, y):
     """run_classifier.py's InputExamples of the inputs."""
     inputs = self._inputs(x)
+    count = len(inputs["text_a"])
+    labels = self._label_names(y, count)
     # The SavedModel takes text_b when the model was trained on pairs.
     self.exporter.options["text_b"] = "text_b" in inputs
-    count = len(inputs["text_a"])
     text_b = inputs.get("text_b", [None] * count)
     return [
       InputExample("api-%d" % i, a, b, label)
-      for i, (a, b, label) in enumerate(
-        zip(inputs["text_a"], text_b, self._label_names(y, count))
-      )
+      for i, (a, b, label) in enumerate(zip(inputs["text_a"], text_b, labels))
     ]
 
   def _features(self, x, y):
@@ -202,9 +208,20 @@ class TextClassifier(TaskApi):
       **stacked(rows, (), label_type, label_ids="label_id"),
     )
 
-  def _results(self, outputs):
+  def _result(self, row):
+    if self.labels is None:
+      return {"score": float(row["predictions"])}
+    label = row["label"].decode()  # the arg-max label, as the SavedModel's
+    probabilities = row["probabilities"].tolist()
+    return {
+      "label": label,
+      "score": probabilities[self.labels.index(label)],
+      "probabilities": dict(zip(self.labels, probabilities)),
+    }
+
+  def _raw(self, rows):
     key = "predictions" if self.labels is None else "probabilities"
-    return np.concatenate([part[key] for part in outputs])
+    return np.stack([row[key] for row in rows])
 
   def _metrics(self, rows, batch_size):
     return classifier_results.eval_results(
@@ -214,3 +231,17 @@ class TextClassifier(TaskApi):
       self.labels is None,
       self.global_step,
     )
+
+
+def _score(index, value):
+  """A regression label (a number, or its text) as a float; an InputError
+  naming it otherwise."""
+  try:
+    score = float(np.float32(value))
+  except (TypeError, ValueError):
+    score = None
+  if isinstance(value, bool) or score is None or not np.isfinite(score):
+    raise InputError(
+      "label %d: %s is not a finite number" % (index, shown(value))
+    )
+  return score

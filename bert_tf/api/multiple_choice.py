@@ -6,7 +6,8 @@ Example:
     x = [("She opened the door.", "She", ["walked in.", "ate the door.",
                                           "flew.", "sang a door."])]
     mc.fit(x, [0], epochs=3, batch_size=1)
-    mc.predict(x)            # [[p0, p1, p2, p3]]
+    mc.predict(x)  # [{"choice": 0, "score": 0.7, "probabilities": [...]}]
+    mc.predict(x, raw=True)  # [[p0, p1, p2, p3]]
     mc.evaluate(x, [0])      # eval_accuracy, eval_loss
     mc.save_run("/tmp/swag_run")   # run_multiple_choice.py reads it
 
@@ -21,8 +22,11 @@ import numpy as np
 
 from bert_tf.api.base import INPUTS
 from bert_tf.api.base import stacked
-from bert_tf.api.base import strings
 from bert_tf.api.base import TaskApi
+from bert_tf.api.inputs import examples
+from bert_tf.api.inputs import shown
+from bert_tf.api.inputs import strings
+from bert_tf.api.inputs import text
 from bert_tf.io_utils import InputError
 from bert_tf.jobs import multiple_choice as multiple_choice_job
 from bert_tf.tasks import classifier_results
@@ -70,49 +74,60 @@ class MultipleChoice(TaskApi):
     )
 
   def _inputs(self, x):
-    if isinstance(x, (str, bytes)):
-      raise InputError(
-        "inputs: a list of (context, endings) or (context, "
-        "prefix, endings) tuples, not one text"
-      )
     rows = []
-    for example in x:
+    for i, example in enumerate(
+      examples(x, "(context, endings) or (context, prefix, endings) tuples")
+    ):
       if not isinstance(example, (tuple, list)) or len(example) not in (2, 3):
         raise InputError(
-          "inputs: %r is not (context, endings) or (context, "
-          "prefix, endings)" % (example,)
+          "input %d: %s is not (context, endings) or (context, prefix, "
+          "endings)" % (i, shown(example))
         )
       context, prefix, endings = (
         (example[0], "", example[1]) if len(example) == 2 else example
       )
-      endings = strings(endings, "endings")
+      if isinstance(endings, (str, bytes)) or not isinstance(
+        endings, (tuple, list, np.ndarray)
+      ):
+        raise InputError(
+          "input %d's endings: %s is not a list of texts" % (i, shown(endings))
+        )
       if len(endings) != self.num_choices:
         raise InputError(
-          "inputs: %d endings in %r; the model has "
-          "num_choices=%d" % (len(endings), example, self.num_choices)
+          "input %d: %d endings; the model has num_choices=%d"
+          % (i, len(endings), self.num_choices)
         )
-      rows.append((context, prefix, endings))
+      rows.append(
+        (
+          text(context, "input %d's context" % i),
+          text(prefix, "input %d's prefix" % i),
+          strings(endings, "input %d's ending %%d" % i),
+        )
+      )
     self.config.check_segments(True, "inputs")
     return {
-      "context": strings([r[0] for r in rows], "context"),
-      "prefix": strings([r[1] for r in rows], "prefix"),
+      "context": np.array([r[0] for r in rows], dtype=object),
+      "prefix": np.array([r[1] for r in rows], dtype=object),
       "endings": np.stack([r[2] for r in rows]),
     }
 
   def _split_data(self, x, y):
     """run_multiple_choice.py's examples of the inputs."""
     inputs = self._inputs(x)
-    y = np.asarray(list(y))
+    y = list(y)
     count = len(inputs["context"])
-    if (
-      y.shape != (count,)
-      or not np.issubdtype(y.dtype, np.integer)
-      or (y.min() < 0 or y.max() >= self.num_choices)
-    ):
-      raise InputError(
-        "labels: need %d ending indices in [0, %d), got %r"
-        % (count, self.num_choices, y.tolist()[:5])
-      )
+    if len(y) != count:
+      raise InputError("%d inputs but %d labels" % (count, len(y)))
+    for i, label in enumerate(y):
+      if (
+        isinstance(label, bool)
+        or not isinstance(label, (int, np.integer))
+        or not 0 <= label < self.num_choices
+      ):
+        raise InputError(
+          "label %d: %s is not an ending index in [0, %d)"
+          % (i, shown(label), self.num_choices)
+        )
     return [
       MultipleChoiceExample(
         "api-%d" % i, context, prefix, list(endings), int(label)
@@ -129,8 +144,17 @@ class MultipleChoice(TaskApi):
     ]
     return stacked(rows, INPUTS + ("is_real_example",), label_ids="label_id")
 
-  def _results(self, outputs):
-    return np.concatenate([part["probabilities"] for part in outputs])
+  def _result(self, row):
+    choice = int(row["label"])  # the arg-max, as the SavedModel's
+    probabilities = row["probabilities"].tolist()
+    return {
+      "choice": choice,
+      "score": probabilities[choice],
+      "probabilities": probabilities,
+    }
+
+  def _raw(self, rows):
+    return np.stack([row["probabilities"] for row in rows])
 
   def _metrics(self, rows, batch_size):
     return classifier_results.eval_results(

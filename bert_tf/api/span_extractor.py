@@ -5,27 +5,37 @@ Example:
     squad = bert_tf.SpanExtractor.from_pretrained("bert-tiny")
     x = [("Who wrote it?", "It was written by Ann Lee in 1990.")]
     squad.fit(x, [("Ann Lee", 18)], epochs=2, batch_size=1)
-    squad.predict(x)              # ["ann lee"]
+    squad.predict(x)
+    # [{"answer": "Ann Lee", "start_char": 18, "end_char": 25, "score": 9.1}]
+    squad.predict(x, raw=True)    # ["Ann Lee"]
     squad.evaluate(x, [("Ann Lee", 18)])   # exact_match, f1 (+ eval_loss)
     squad.save_run("/tmp/squad_run")       # run_squad.py reads it
 
 An example is (question, context); a label is (answer text, its character
 offset in the context), or None for "no answer" (SQuAD 2.0,
-`version_2_with_negative=True`). fit and evaluate run run_squad.py's data
-path on `squad_data(x, y)`, the SQuAD JSON of the examples: its example
-reader (character offsets -> words; an answer not found in its context is
-not trained on), its doc-stride featurizer, and for evaluate its n-best
+`version_2_with_negative=True`). A label whose text is not at its offset
+(white space aside) is refused, naming its index. fit and evaluate run
+run_squad.py's data path on `squad_data(x, y)`, the SQuAD JSON of the
+examples: its example reader (character offsets -> words; an answer its
+word comparison does not find, e.g. after a no-break space, is not trained
+on, as in the original), its doc-stride featurizer, and for evaluate its n-best
 post-processing of the logits and the official evaluation, so that
 `evaluate` returns eval_results.json's metrics. Prediction is the
-exporter's in-graph n-best search.
+exporter's in-graph n-best search: `start_char` / `end_char` slice the
+context to the answer (whose words the original joins with single spaces;
+-1 without an answer), `score` is the best span's start +
+end logit and, for a v2 model, `null_score` the no-answer logits'.
 """
 
 import numpy as np
 
 from bert_tf.api.base import INPUTS
 from bert_tf.api.base import stacked
-from bert_tf.api.base import strings
 from bert_tf.api.base import TaskApi
+from bert_tf.api.inputs import examples
+from bert_tf.api.inputs import shown
+from bert_tf.api.inputs import strings
+from bert_tf.api.inputs import text
 from bert_tf.io_utils import InputError
 from bert_tf.jobs import squad as squad_job
 from bert_tf.tasks.squad import SquadTask
@@ -41,14 +51,52 @@ _SOURCE = "inputs"  # how errors name the examples
 
 def _pairs(x):
   """(questions, contexts) of a list of (question, context) pairs."""
-  if isinstance(x, (str, bytes)) or any(
-    not isinstance(e, (tuple, list)) or len(e) != 2 for e in x
-  ):
-    raise InputError("inputs: a list of (question, context) pairs")
+  x = examples(x, "(question, context) pairs")
+  for i, example in enumerate(x):
+    if not isinstance(example, (tuple, list)) or len(example) != 2:
+      raise InputError(
+        "input %d: %s is not a (question, context) pair" % (i, shown(example))
+      )
   return (
-    strings([e[0] for e in x], "question"),
-    strings([e[1] for e in x], "context"),
+    strings([e[0] for e in x], "input %d's question"),
+    strings([e[1] for e in x], "input %d's context"),
   )
+
+
+def _answer(index, answer, context):
+  """{"text", "answer_start"} of a (text, character offset) label, once
+  the text is at that offset of the context (white space may differ: the
+  original reader compares words)."""
+  where = "answer %d" % index
+  if not isinstance(answer, (tuple, list)) or len(answer) != 2:
+    raise InputError(
+      "%s: %s is not (text, character offset) or None" % (where, shown(answer))
+    )
+  answer_text, start = text(answer[0], where), answer[1]
+  if not answer_text.strip():
+    raise InputError("%s: the answer text is blank" % where)
+  if isinstance(start, bool) or not isinstance(start, (int, np.integer)):
+    raise InputError(
+      "%s: offset %s is not a character offset (an int)" % (where, shown(start))
+    )
+  start, end = int(start), int(start) + len(answer_text)
+  if start < 0 or end > len(context):
+    raise InputError(
+      "%s: %s at character %d is outside its context (%d characters)"
+      % (where, shown(answer_text), start, len(context))
+    )
+  if context[start:end].split() != answer_text.split():
+    found = context.find(answer_text)
+    raise InputError(
+      "%s: %s is not at character %d of its context (%s)"
+      % (
+        where,
+        shown(answer_text),
+        start,
+        "it is at %d" % found if found >= 0 else "nor anywhere in it",
+      )
+    )
+  return {"text": answer_text, "answer_start": start}
 
 
 def squad_data(x, y, version_2_with_negative=False):
@@ -66,16 +114,12 @@ def squad_data(x, y, version_2_with_negative=False):
     if answer is None:
       if not version_2_with_negative:
         raise InputError(
-          "answer %d is None: no-answer labels need "
+          "answer %d: None (no answer) needs a model with "
           "version_2_with_negative=True" % i
         )
       qa["answers"] = []
-    elif isinstance(answer, (tuple, list)) and len(answer) == 2:
-      qa["answers"] = [{"text": answer[0], "answer_start": answer[1]}]
     else:
-      raise InputError(
-        "answer %r: not (text, character offset) or None" % (answer,)
-      )
+      qa["answers"] = [_answer(i, answer, contexts[i])]
     if version_2_with_negative:
       qa["is_impossible"] = answer is None
     paragraphs.append({"context": contexts[i], "qas": [qa]})
@@ -159,8 +203,19 @@ class SpanExtractor(TaskApi):
       raise InputError("no answer of the inputs was found in its context")
     return _arrays(self._squad_features(examples, True), True)
 
-  def _results(self, outputs):
-    return [a.decode() for part in outputs for a in part["answer"]]
+  def _result(self, row):
+    result = {
+      "answer": row["answer"].decode(),
+      "start_char": int(row["start_char"]),
+      "end_char": int(row["end_char"]),
+      "score": float(row["score"]),
+    }
+    if "null_score" in row:
+      result["null_score"] = float(row["null_score"])
+    return result
+
+  def _raw(self, rows):
+    return [row["answer"].decode() for row in rows]
 
   def evaluate(self, x, y, batch_size=8):
     """eval_results.json of run_squad.py --do_predict on these examples

@@ -6,12 +6,19 @@ Example:
         "bert-tiny", labels=["O", "B-PER", "I-PER", "B-LOC", "I-LOC"])
     words = [["John", "lives", "in", "Paris"]]
     tagger.fit(words, [["B-PER", "O", "O", "B-LOC"]], epochs=3, batch_size=1)
-    tagger.predict(["Mary lives in Rome"])  # [["B-PER", "O", "O", "B-LOC"]]
+    tagger.predict(["Mary lives in Rome"])
+    # [{"words": ["Mary", "lives", "in", "Rome"],
+    #   "tags": ["B-PER", "O", "O", "B-LOC"],
+    #   "entities": [{"type": "PER", "text": "Mary", "first_word": 0,
+    #                 "last_word": 0}, {"type": "LOC", ...}]}]
+    tagger.predict(["Mary lives in Rome"], raw=True)  # [["B-PER", ...]]
     tagger.evaluate(words, tags)            # eval_f1, eval_precision, ...
     tagger.save_run("/tmp/ner_run")         # run_ner.py reads it
 
-Inputs are texts (split at white space) or word lists; results and labels
-are one IOB2 tag per word. fit and evaluate use run_ner.py's windows
+Inputs are texts (split at white space; an empty one is tagged with
+nothing) or word lists; labels are one IOB2 tag per word, and `predict`
+gives each input's words, tags and entities (IOB2 chunks as seqeval counts
+them; word indices inclusive). fit and evaluate use run_ner.py's windows
 (data_prep/ner's Featurizer: a word's tag on its first piece, long
 sentences in overlapping windows, each word trained and predicted once) and
 evaluate its results (`data_prep.ner.evaluation.tag_results`, as
@@ -21,8 +28,11 @@ is the exporter's, over the same windows.
 
 import numpy as np
 
-from bert_tf.api.base import strings
 from bert_tf.api.base import TaskApi
+from bert_tf.api.inputs import examples
+from bert_tf.api.inputs import shown
+from bert_tf.api.inputs import strings
+from bert_tf.api.inputs import text
 from bert_tf.io_utils import InputError
 from bert_tf.jobs import ner as ner_job
 from bert_tf.tasks.ner import NerTask
@@ -80,21 +90,32 @@ class TokenTagger(TaskApi):
     )
 
   def _words(self, x):
-    if isinstance(x, (str, bytes)):
-      raise InputError("inputs: a list of texts or word lists, not one text")
-    return [
-      strings(s.split() if isinstance(s, str) else s, "words").tolist()
-      for s in x
-    ]
+    """Each input's words: a text split at white space, or a word list."""
+    words = []
+    for i, sentence in enumerate(examples(x, "texts or word lists")):
+      if isinstance(sentence, (str, bytes)):
+        words.append(text(sentence, "input %d" % i).split())
+        continue
+      if not isinstance(sentence, (tuple, list, np.ndarray)):
+        raise InputError(
+          "input %d: %s is neither a text nor a word list"
+          % (i, shown(sentence))
+        )
+      sentence = strings(sentence, "input %d's word %%d" % i).tolist()
+      # An empty word would be the serving signature's padding.
+      blank = [j for j, word in enumerate(sentence) if not word.strip()]
+      if blank:
+        raise InputError("input %d's word %d: a blank word" % (i, blank[0]))
+      words.append(sentence)
+    return words
 
   def _inputs(self, x):
     words = self._words(x)
     longest = max(len(s) for s in words)
-    return {
-      "words": np.array(
-        [s + [""] * (longest - len(s)) for s in words], dtype=object
-      )
-    }
+    padded = np.empty((len(words), longest), dtype=object)
+    for row, sentence in zip(padded, words):
+      row[:] = sentence + [""] * (longest - len(sentence))
+    return {"words": padded}
 
   def _serving(self, names):
     del names  # always word lists
@@ -109,24 +130,35 @@ class TokenTagger(TaskApi):
 
   def _split_data(self, x, y):
     """run_ner.py's Sentences of labelled inputs."""
-    words, tags = self._words(x), [list(t) for t in y]
-    if len(words) != len(tags):
-      raise InputError("%d inputs but %d tag lists" % (len(words), len(tags)))
+    words = self._words(x)
+    y = list(y)
+    if len(words) != len(y):
+      raise InputError("%d inputs but %d tag lists" % (len(words), len(y)))
     known = set(self.labels)
-    for sentence, sentence_tags in zip(words, tags):
-      if len(sentence) != len(sentence_tags):
+    for i, (sentence, tags) in enumerate(zip(words, y)):
+      if not sentence:
+        raise InputError("input %d: no words to learn from" % i)
+      if isinstance(tags, (str, bytes)) or not isinstance(
+        tags, (tuple, list, np.ndarray)
+      ):
+        raise InputError("tags %d: %s is not a list of tags" % (i, shown(tags)))
+      if len(sentence) != len(tags):
         raise InputError(
-          "%d words but %d tags: %r"
-          % (len(sentence), len(sentence_tags), sentence)
+          "tags %d: %d tags for %d words" % (i, len(tags), len(sentence))
         )
-      bad = [t for t in sentence_tags if t not in known]
+      bad = [
+        j
+        for j, tag in enumerate(tags)
+        if not isinstance(tag, str) or tag not in known
+      ]
       if bad:
         raise InputError(
-          "tag %r: not one of labels=%s" % (bad[0], ",".join(self.labels))
+          "tags %d: tag %d %s is not one of labels=%s"
+          % (i, bad[0], shown(tags[bad[0]]), ",".join(self.labels))
         )
     return [
-      conll.Sentence(w, t, i, list(range(1, len(w) + 1)), "inputs[%d]" % i)
-      for i, (w, t) in enumerate(zip(words, tags))
+      conll.Sentence(w, list(t), i, list(range(1, len(w) + 1)), "input %d" % i)
+      for i, (w, t) in enumerate(zip(words, y))
     ]
 
   def _windows(self, x, y):
@@ -151,11 +183,25 @@ class TokenTagger(TaskApi):
       for name in values[0]
     }
 
-  def _results(self, outputs):
+  def _result(self, row):
+    count, found = int(row["num_words"]), int(row["num_entities"])
+    return {
+      "words": [w.decode() for w in row["words"][:count]],
+      "tags": [t.decode() for t in row["tags"][:count]],
+      "entities": [
+        {
+          "type": row["entity_type"][j].decode(),
+          "text": row["entity_text"][j].decode(),
+          "first_word": int(row["entity_start"][j]),
+          "last_word": int(row["entity_end"][j]) - 1,
+        }
+        for j in range(found)
+      ],
+    }
+
+  def _raw(self, rows):
     return [
-      [t.decode() for t in tags[:n]]
-      for part in outputs
-      for tags, n in zip(part["tags"], part["num_words"])
+      [t.decode() for t in row["tags"][: row["num_words"]]] for row in rows
     ]
 
   def evaluate(self, x, y, batch_size=8):

@@ -36,24 +36,29 @@ def test_multiple_choice(tiny_folder, tmp_path):
   after = mc.evaluate(_MC, labels)
   assert after["global_step"] == 10
   assert after["eval_loss"] < before["eval_loss"]
-  probabilities = mc.predict(_MC[:2])
+  probabilities = mc.predict(_MC[:2], raw=True)
   assert probabilities.shape == (2, 4)
   np.testing.assert_allclose(
-    mc.predict(_MC[1::-1]), probabilities[::-1], atol=1e-6
+    mc.predict(_MC[1::-1], raw=True), probabilities[::-1], atol=1e-6
+  )
+  assert [r["choice"] for r in mc.predict(_MC[:2])] == (
+    probabilities.argmax(axis=1).tolist()
   )
   # "(context, endings)" is "(context, '', endings)", as the script packs it.
   no_prefix = ("The dog barked.", "", _MC[1][1])
   np.testing.assert_allclose(
-    mc.predict([no_prefix]), probabilities[1:], atol=1e-6
+    mc.predict([no_prefix], raw=True), probabilities[1:], atol=1e-6
   )
   run = mc.save_run(str(tmp_path / "run"))
   again = bert_tf.MultipleChoice.from_pretrained(run)
-  np.testing.assert_allclose(again.predict(_MC[:2]), probabilities, atol=1e-6)
+  np.testing.assert_allclose(
+    again.predict(_MC[:2], raw=True), probabilities, atol=1e-6
+  )
   with pytest.raises(InputError, match="num_choices=3: the run's model has 4"):
     bert_tf.MultipleChoice.from_pretrained(run, num_choices=3)
-  with pytest.raises(InputError, match="3 endings"):
+  with pytest.raises(InputError, match="^input 0: 3 endings; .* has num_ch"):
     mc.predict([("context", ["a", "b", "c"])])
-  with pytest.raises(InputError, match="ending indices"):
+  with pytest.raises(InputError, match=r"^label 1: 4 is not an ending index"):
     mc.fit(_MC[:2], [0, 4])
 
 
@@ -93,17 +98,22 @@ def test_token_tagger(tiny_folder, tmp_path):
   )
   after = tagger.evaluate([words] * 4, [tags] * 4)
   assert after["eval_loss"] < before["eval_loss"]
-  predicted = tagger.predict([" ".join(words), "mary went home"])
+  predicted = tagger.predict([" ".join(words), "mary went home"], raw=True)
   assert [len(p) for p in predicted] == [10, 3]
-  assert tagger.predict([words, ["mary", "went", "home"]]) == predicted
+  assert tagger.predict([words, ["mary", "went", "home"]], raw=True) == (
+    predicted
+  )
+  assert tagger.predict([" ".join(words)])[0]["tags"] == predicted[0]
   run = tagger.save_run(str(tmp_path / "run"))
   assert (
-    bert_tf.TokenTagger.from_pretrained(run).predict([" ".join(words)])
+    bert_tf.TokenTagger.from_pretrained(run).predict(
+      [" ".join(words)], raw=True
+    )
     == predicted[:1]
   )
-  with pytest.raises(InputError, match="3 words but 2 tags"):
+  with pytest.raises(InputError, match="^tags 0: 2 tags for 3 words"):
     tagger.fit([["a", "b", "c"]], [["O", "O"]])
-  with pytest.raises(InputError, match="tag 'B-ORG'"):
+  with pytest.raises(InputError, match="^tags 0: tag 0 'B-ORG' is not one"):
     tagger.fit([["a"]], [["B-ORG"]])
 
 
@@ -136,11 +146,14 @@ def test_span_extractor(tiny_folder, tmp_path):
   before = squad.evaluate(x * 4, y * 4)
   squad.fit(x * 4, y * 4, epochs=5, batch_size=4, learning_rate=1e-3, verbose=0)
   assert squad.evaluate(x * 4, y * 4)["eval_loss"] < before["eval_loss"]
-  answers = squad.predict(x)
+  answers = squad.predict(x, raw=True)
   assert len(answers) == 2 and all(isinstance(a, str) for a in answers)
+  for result, answer in zip(squad.predict(x), answers):
+    assert result["answer"] == answer
+    assert context[result["start_char"] : result["end_char"]] == answer
   run = squad.save_run(str(tmp_path / "run"))
   again = bert_tf.SpanExtractor.from_pretrained(run)
   assert again.sequence["doc_stride"] == 4
-  assert again.predict(x) == answers
-  with pytest.raises(InputError, match="question, context"):
+  assert again.predict(x, raw=True) == answers
+  with pytest.raises(InputError, match="^input 0: .* a .question, context"):
     squad.predict(["just one text"])

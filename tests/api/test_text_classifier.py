@@ -60,27 +60,39 @@ def test_fit_lowers_the_loss_with_the_original_schedule(trained):
 def test_predict_is_one_row_per_input_in_order(trained):
   clf = trained[0]
   inputs = [_PAIRS[0], _PAIRS[1], ("a dog", "a dog"), _PAIRS[0]]
-  probabilities = clf.predict(inputs, batch_size=3)  # two calls
+  probabilities = clf.predict(inputs, batch_size=3, raw=True)  # two calls
   assert probabilities.shape == (4, 2)
   np.testing.assert_allclose(probabilities.sum(axis=1), 1.0, rtol=1e-6)
   np.testing.assert_allclose(probabilities[0], probabilities[3], atol=1e-6)
   np.testing.assert_allclose(
-    clf.predict(inputs[::-1]), probabilities[::-1], atol=1e-6
+    clf.predict(inputs[::-1], raw=True), probabilities[::-1], atol=1e-6
   )
   assert probabilities[0, 1] > probabilities[1, 1]  # what it learned
+  # Named results: the arg-max label's name, its probability, all of them.
+  results = clf.predict(inputs, batch_size=3)
+  assert [r["label"] for r in results] == [
+    clf.labels[i] for i in probabilities.argmax(axis=1)
+  ]
+  for result, row in zip(results, probabilities):
+    assert result["score"] == pytest.approx(row.max(), abs=1e-6)
+    assert result["probabilities"] == pytest.approx(
+      {"0": row[0], "1": row[1]}, abs=1e-6
+    )
   # A single text is its own input ([CLS] a [SEP]), not a pair with "".
-  assert clf.predict(["the cat sat"]).shape == (1, 2)
+  assert clf.predict(["the cat sat"], raw=True).shape == (1, 2)
 
 
 @pytest.mark.process  # fine-tunes the module's model
 def test_save_run_is_read_by_from_pretrained_and_export(trained, tmp_path):
   clf = trained[0]
   run = clf.save_run(str(tmp_path / "run"))
-  expected = clf.predict(_PAIRS[:4])
+  expected = clf.predict(_PAIRS[:4], raw=True)
   again = bert_tf.TextClassifier.from_pretrained(run)
   assert again.labels == ["0", "1"] and again.max_seq_length == 16
   assert again.global_step == clf.global_step == 20  # the run's step
-  np.testing.assert_allclose(again.predict(_PAIRS[:4]), expected, atol=1e-6)
+  np.testing.assert_allclose(
+    again.predict(_PAIRS[:4], raw=True), expected, atol=1e-6
+  )
   clf.export(str(tmp_path / "serving"))
   serve = tf.saved_model.load(str(tmp_path / "serving")).signatures[
     "serving_default"
@@ -125,19 +137,21 @@ def test_run_classifier_predicts_from_the_saved_run(trained, tmp_path):
   assert result.returncode == 0, result.stderr[-2000:]
   lines = (tmp_path / "run" / "test_results.tsv").read_text().splitlines()
   scores = np.array([[float(v) for v in line.split("\t")] for line in lines])
-  np.testing.assert_allclose(scores, clf.predict(_PAIRS[:4]), atol=1e-5)
+  np.testing.assert_allclose(
+    scores, clf.predict(_PAIRS[:4], raw=True), atol=1e-5
+  )
 
 
 @pytest.mark.process  # fine-tunes the module's model
 def test_bad_inputs_are_one_line_input_errors(trained):
   clf = trained[0]
-  with pytest.raises(InputError, match="all texts or all"):
+  with pytest.raises(InputError, match="^input 0: .* neither a text nor a"):
     clf.predict([("a", "b", "c")])
-  with pytest.raises(InputError, match="all texts or all"):
+  with pytest.raises(InputError, match="^input 1 is a pair, input 0 a text"):
     clf.predict(["a", ("b", "c")])
-  with pytest.raises(InputError, match="not one text"):
+  with pytest.raises(InputError, match="^x: a list of .*, not one text"):
     clf.predict("a text")
-  with pytest.raises(InputError, match="label 'maybe'"):
+  with pytest.raises(InputError, match="^label 1: 'maybe' is not one of 0,1"):
     clf.fit(_PAIRS[:2], ["1", "maybe"])
   with pytest.raises(InputError, match="2 inputs but 1 labels"):
     clf.evaluate(_PAIRS[:2], ["1"])
@@ -160,7 +174,7 @@ def test_hf_folder_loads_its_head_and_a_mismatch_is_refused(tmp_path):
     clf.model.tf1_variables()["output_weights"].numpy(),
     tensors["classifier.weight"],
   )
-  assert clf.predict([("a b", "c")]).shape == (1, 3)
+  assert clf.predict([("a b", "c")], raw=True).shape == (1, 3)
   with pytest.raises(
     InputError, match=r"task head has output_\w+ of shape \[3"
   ):
