@@ -6,7 +6,7 @@ TensorFlow-free until a model name is used):
     import bert_tf
     clf = bert_tf.TextClassifier.from_pretrained("bert-tiny", num_labels=2)
     clf.fit([("a text", "its pair"), ...], [1, ...], epochs=3)
-    clf.predict([("another text", "its pair")])  # probabilities [N, 2]
+    clf.predict([("another text", "its pair")])  # [{"label": "1", ...}]
     config = bert_tf.BertConfig.from_json_file("bert_config.json")
     encoder, heads, report = bert_tf.load_tf1_model(config, "bert_model.ckpt")
     tokenizer = bert_tf.FullTokenizer("vocab.txt", do_lower_case=True)
