@@ -59,11 +59,8 @@ def main(argv):
   clf = bert_tf.TextClassifier.from_pretrained(
     str(args.model), task_name="sst-2", max_seq_length=MAX_SEQ_LENGTH
   )
-  # Stop once dev accuracy has not improved for an epoch. mode="max": the
-  # model has no compiled metrics Keras could read the direction from.
-  stop = keras.callbacks.EarlyStopping(
-    monitor="val_accuracy", mode="max", patience=1
-  )
+  # Stop once dev accuracy has not improved for an epoch.
+  stop = keras.callbacks.EarlyStopping(monitor="val_accuracy", patience=1)
   history = clf.fit(
     x,
     y,
