@@ -134,13 +134,6 @@ _LIBRARY_TENSORFLOW_FREE = (
   "bert_tf.jobs.registry",
 )
 
-# data_prep modules that need TensorFlow, and why.
-_TENSORFLOW_EXCEPTIONS = {
-  "data_prep.learn_vocab.wordpiece": (
-    "tensorflow-text's WordPiece learner loads TensorFlow on import"
-  ),
-}
-
 # Imports each module with TensorFlow (and Keras) blocked; prints those
 # whose import needed it.
 _IMPORT_WITHOUT_TENSORFLOW = """
@@ -274,7 +267,6 @@ def _tensorflow_free(repo=REPO):
       if m.startswith("data_prep")
       and "beam" not in m.split(".")
       and not m.endswith("__main__")
-      and m not in _TENSORFLOW_EXCEPTIONS
     ]
     + [m for m in _LIBRARY_TENSORFLOW_FREE if m in _modules(repo)]
   )
@@ -309,9 +301,6 @@ def test_text_to_features_modules_are_tensorflow_free():
     "data_prep.pretraining.documents",
   } <= set(modules)
   assert not _needing_tensorflow(modules)
-  exceptions = [m for m in _TENSORFLOW_EXCEPTIONS if m in _modules(REPO)]
-  # An exception that no longer needs TensorFlow goes off the list.
-  assert len(_needing_tensorflow(exceptions)) == len(exceptions)
 
 
 def _plant(root, files):

@@ -7,8 +7,8 @@ smaller when even its lowest threshold, 10 occurrences, gives fewer) and
 lists the reserved tokens first, then every character of the corpus (alone
 and as "##" suffix), then the learned pieces by count. The learner itself is
 plain Python, but importing it loads the tensorflow_text package and with it
-TensorFlow: this module is the vocabulary learner's one TensorFlow import
-(tests/test_layering.py lists it as an exception).
+TensorFlow: it is imported when a vocabulary is learnt, so this module (and
+data_prep) imports TensorFlow-free.
 
 The counts are sorted by word before learning, so the result depends only on
 the counts, not on how (or in which runner) they were gathered.
@@ -16,10 +16,6 @@ the counts, not on how (or in which runner) they were gathered.
 Example:
     vocab = learn_wordpiece(count_words(shards, True), 8000, 99)
 """
-
-from tensorflow_text.tools.wordpiece_vocab import (
-  wordpiece_tokenizer_learner_lib,
-)
 
 from bert_tf.io_utils import InputError
 from data_prep.learn_vocab.words import reserved_tokens
@@ -35,6 +31,11 @@ def learn_wordpiece(word_counts, vocab_size, num_unused, source="--input_file"):
   """
   if not word_counts:
     raise InputError("%s: no words to learn a vocabulary from" % source)
+  # Loads TensorFlow (see the module docstring): only now.
+  from tensorflow_text.tools.wordpiece_vocab import (
+    wordpiece_tokenizer_learner_lib,
+  )
+
   reserved = reserved_tokens(num_unused)
   vocab = wordpiece_tokenizer_learner_lib.learn(
     sorted(word_counts.items()), vocab_size, reserved
