@@ -164,7 +164,9 @@ def _check_same_files(folder, recorded, settings, hint):
   """The tokenizer files `settings` name hold what the run's own do."""
   for key in _TOKENIZER_FILES:
     old, new = recorded.tokenizer.get(key), settings.tokenizer.get(key)
-    if old is None and new is None:
+    # A command that names no such file (run_pretraining.py --do_eval
+    # without --vocab_file) uses the run's own.
+    if new is None:
       continue
     if old is not None and new is not None:
       try:

@@ -164,6 +164,15 @@ def test_a_resumed_run_with_another_vocabulary_is_refused(tmp_path, vocab):
   same = tmp_path / "same.txt"
   same.write_bytes(VOCAB)
   assert run_config.check_or_write(str(run), _settings(same)) == {}
+  # A command naming no vocabulary (run_pretraining.py --do_eval) uses the
+  # run's own; a SentencePiece model instead is another tokenizer.
+  none = run_config.tokenizer_settings(None, True, None)
+  assert (
+    run_config.check_or_write(str(run), _settings(None, tokenizer=none)) == {}
+  )
+  spm = run_config.tokenizer_settings(None, True, str(other))
+  with pytest.raises(InputError, match="tokenizer.spm_model_file=None"):
+    run_config.check_or_write(str(run), _settings(None, tokenizer=spm))
 
 
 @pytest.mark.parametrize(
