@@ -13,6 +13,7 @@ Usage:
 `--num_workers` defaults to the cores this process may use (at most 8).
 """
 
+import gc
 import os
 import random
 import time
@@ -29,7 +30,6 @@ from data_prep.beam import pipeline as beam_pipeline
 from data_prep.squad import flags as squad_flags
 from data_prep.squad.example import load_squad_examples
 from data_prep.squad.writer import encoder_settings
-from data_prep.squad.writer import gc_paused
 from data_prep.squad.writer import write_squad_features
 
 FLAGS = flags.FLAGS
@@ -106,10 +106,13 @@ def main(argv):
   if features_file is None and not FLAGS.is_training:
     features_file = FLAGS.output_file + ".features.jsonl"
   start = time.time()
-  with gc_paused():
-    examples, skipped = load_squad_examples(
-      FLAGS.input_file, FLAGS.is_training, FLAGS.version_2_with_negative
-    )
+  # One conversion, then the process exits: the cycle collector would only
+  # re-traverse every live container (the JSON, the examples, the caches),
+  # while reading, when re-enabled after writing and at exit.
+  gc.disable()
+  examples, skipped = load_squad_examples(
+    FLAGS.input_file, FLAGS.is_training, FLAGS.version_2_with_negative
+  )
   if FLAGS.is_training and FLAGS.shuffle_train_examples:
     random.Random(12345).shuffle(examples)
   if FLAGS.runner:
@@ -164,6 +167,7 @@ def main(argv):
       ", ".join(outputs),
     )
   )
+  gc.freeze()  # the exit's collection skips them
 
 
 def run():

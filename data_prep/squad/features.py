@@ -135,13 +135,18 @@ class _Memo(dict):
     return value
 
 
-# JSON list items followed by the separator json.dumps writes.
-_TOKEN_ITEM = _Memo(lambda token: json.dumps(token) + ", ")
-_INDEX_ITEM = _Memo("%d, ".__mod__)
+# JSON list items followed by the separator json.dumps writes, as bytes
+# (JSON escapes every non-ASCII character).
+_TOKEN_ITEM = _Memo(lambda token: json.dumps(token).encode("ascii") + b", ")
+_INDEX_ITEM = _Memo(b"%d, ".__mod__)
 
 
 def _json_items(memo, values):
-  return "".join(map(memo.__getitem__, values))
+  return b"".join(map(memo.__getitem__, values))
+
+
+def _json(value):
+  return json.dumps(value).encode("ascii")
 
 
 def _offsets(lengths):
@@ -164,8 +169,8 @@ def _span_layout(num_tokens, max_tokens_for_doc, doc_stride):
   questions with equally long queries share it."""
   spans = doc_spans(num_tokens, max_tokens_for_doc, doc_stride)
   if len(spans) <= 1:
-    return spans, [json.dumps([True] * num_tokens)] * len(spans)
-  return spans, list(map(json.dumps, max_context_flags(spans)))
+    return spans, [_json([True] * num_tokens)] * len(spans)
+  return spans, list(map(_json, max_context_flags(spans)))
 
 
 class _Paragraph:
@@ -182,9 +187,9 @@ class _Paragraph:
     self.counts = list(map(len, word_pieces))
     self.num_tokens = sum(self.counts)
     self.packed_ids = b"".join(packed_ids)
-    self.json_pieces = "".join(json_pieces)
+    self.json_pieces = b"".join(json_pieces)
     # tok_to_orig_index: word i once per piece.
-    self.json_origs = "".join(
+    self.json_origs = b"".join(
       map(
         operator.mul,
         map(_INDEX_ITEM.__getitem__, range(len(words))),
@@ -344,9 +349,9 @@ class FeatureEncoder:
           example_index,
           span_index,
           example.qas_id,
-          '["[CLS]", %s"[SEP]", %s"[SEP]"]' % (json_query, json_pieces),
+          b'["[CLS]", %s"[SEP]", %s"[SEP]"]' % (json_query, json_pieces),
           doc_offset,
-          "[%s]" % json_origs[:-2],
+          b"[%s]" % json_origs[:-2],
           json_flags[span_index],
         )
       out.append((values, tail))

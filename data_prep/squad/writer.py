@@ -75,9 +75,9 @@ def new_encoder(
   )
 
 
-# A chunk's features: each one's record entries but unique_ids, and the
-# sidecar's lines (`records.sidecar_template`, None without a sidecar). The
-# writer adds the unique ids.
+# A chunk's features: each one's record entries but unique_ids, and its
+# sidecar line after the unique_id (`records.sidecar_tail`; None without a
+# sidecar). The writer adds the unique ids.
 Converted = collections.namedtuple("Converted", ["records", "sidecar"])
 
 
@@ -91,7 +91,7 @@ def convert_chunk(encoder, first_index, examples):
   entries = encoder.schema.entries
   sidecar = None
   if encoder.with_sidecar:
-    sidecar = squad_records.sidecar_template([tail for _, tail in features])
+    sidecar = [tail for _, tail in features]
   return Converted([entries(values) for values, _ in features], sidecar)
 
 
@@ -302,7 +302,9 @@ class _Outputs:
       )
     next_id = first_id + len(converted.records)
     if self.sidecar is not None:
-      self.sidecar.write(converted.sidecar % tuple(range(first_id, next_id)))
+      self.sidecar.writelines(
+        squad_records.sidecar_lines(converted.sidecar, first_id)
+      )
     if flush:
       self.flush()
     return next_id
