@@ -43,25 +43,37 @@ _REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _SHARED = os.path.join(_REPO, "..", "shared")
 FLAGS = flags.FLAGS
 
-flags.DEFINE_string(
-  "model_dir",
-  os.path.join(_SHARED, "models", "all-MiniLM-L6-v2"),
-  "HuggingFace BERT folder.",
-)
-flags.DEFINE_string(
-  "mrpc_dev",
-  os.path.join(_SHARED, "data", "glue", "MRPC", "dev.tsv"),
-  "GLUE MRPC dev.tsv (the request texts).",
-)
-flags.DEFINE_string(
-  "work_dir",
-  "/tmp/serving_bench",
-  "Converted checkpoint and SavedModel (reused).",
-)
-flags.DEFINE_integer("max_seq_length", 128, "Sequence length.")
-flags.DEFINE_integer("requests", 200, "Single requests timed per path.")
-flags.DEFINE_integer("rounds", 5, "Passes over dev at batch 32 per path.")
-flags.DEFINE_string("output_json", None, "Where to save the figures.")
+
+def define_flags():
+  flags.DEFINE_string(
+    "model_dir",
+    os.path.join(_SHARED, "models", "all-MiniLM-L6-v2"),
+    "HuggingFace BERT folder.",
+  )
+  flags.DEFINE_string(
+    "mrpc_dev",
+    os.path.join(_SHARED, "data", "glue", "MRPC", "dev.tsv"),
+    "GLUE MRPC dev.tsv (the request texts).",
+  )
+  flags.DEFINE_string(
+    "work_dir",
+    "/tmp/serving_bench",
+    "Converted checkpoint and SavedModel (reused).",
+  )
+  flags.DEFINE_enum(
+    "dtype", "float32", ["float32", "bfloat16"], "The export's --dtype."
+  )
+  flags.DEFINE_integer("max_seq_length", 128, "Sequence length.")
+  flags.DEFINE_integer("requests", 200, "Single requests timed per path.")
+  flags.DEFINE_integer("rounds", 5, "Passes over dev at batch 32 per path.")
+  flags.DEFINE_string("output_json", None, "Where to save the figures.")
+  flags.DEFINE_bool(
+    "prepare_only",
+    False,
+    "Only write the checkpoint, its head.npz and the SavedModel "
+    "(benchmarks/peer.py).",
+  )
+
 
 _BATCH = 32
 
@@ -77,7 +89,11 @@ def _run(args):
 
 
 def _prepare():
-  """Converted MiniLM + a classifier head (TF1) and its SavedModel."""
+  """Converted MiniLM + a classifier head (TF1) and its SavedModel.
+
+  Also writes the head as `head.npz` (weight [2, H], bias [2]) for the
+  HF model of benchmarks/peer.py.
+  """
   ckpt_dir = os.path.join(FLAGS.work_dir, "minilm")
   if not os.path.exists(os.path.join(ckpt_dir, "bert_model.ckpt.index")):
     _run(
@@ -102,7 +118,13 @@ def _prepare():
       )
   else:
     checkpoint_io.init_from_checkpoint(prefix, model.tf1_variables())
-  export_dir = os.path.join(FLAGS.work_dir, "serving_%d" % FLAGS.max_seq_length)
+  variables = model.tf1_variables()
+  np.savez(
+    os.path.join(FLAGS.work_dir, "head.npz"),
+    weight=variables["output_weights"].numpy(),
+    bias=variables["output_bias"].numpy(),
+  )
+  export_dir = export_path(FLAGS.work_dir, FLAGS.max_seq_length, FLAGS.dtype)
   if not os.path.exists(export_dir):
     _run(
       [
@@ -112,10 +134,16 @@ def _prepare():
         "--task_name=mrpc",
         "--checkpoint=" + prefix,
         "--max_seq_length=%d" % FLAGS.max_seq_length,
+        "--dtype=" + FLAGS.dtype,
         "--export_dir=" + export_dir,
       ]
     )
   return model, os.path.join(head_dir, "vocab.txt"), export_dir
+
+
+def export_path(work_dir, max_seq_length, dtype):
+  suffix = "" if dtype == "float32" else "_" + dtype
+  return os.path.join(work_dir, "serving_%d%s" % (max_seq_length, suffix))
 
 
 def _pairs(path):
@@ -181,6 +209,8 @@ def _timed(fn, pairs):
 def main(argv):
   del argv
   model, vocab_file, export_dir = _prepare()
+  if FLAGS.prepare_only:
+    return
   pairs = _pairs(FLAGS.mrpc_dev)
   paths = {
     "SavedModel (in-graph tokenizer)": _saved_model_path(export_dir),
@@ -245,4 +275,5 @@ def main(argv):
 
 
 if __name__ == "__main__":
+  define_flags()
   app.run(main)
