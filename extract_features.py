@@ -17,6 +17,7 @@ from bert_tf.jobs import extract_features as extract_features_job
 from bert_tf.runtime import app
 from bert_tf.runtime import bert_flags
 from bert_tf.runtime import flag_checks
+from bert_tf.runtime import flag_needs
 
 FLAGS = flags.FLAGS
 
@@ -59,6 +60,12 @@ def define_flags():
     "If True, tf.one_hot will be used for embedding lookups, otherwise "
     "tf.nn.embedding_lookup will be used. On TPUs, this should be True "
     "since it is much faster.",
+  )
+  # Accepted, as the original's command lines pass them.
+  for name in ("use_tpu", "master", "num_tpu_cores"):
+    flag_needs.ignored(name, "features are computed on the default device")
+  flag_needs.ignored(
+    "use_one_hot_embeddings", "embedding lookups are gathers: same numbers"
   )
 
 

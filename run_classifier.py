@@ -32,6 +32,7 @@ from bert_tf.jobs import classifier as classifier_job
 from bert_tf.jobs import finetune
 from bert_tf.jobs import finetune_flags
 from bert_tf.runtime import app
+from bert_tf.runtime import flag_needs
 from data_prep.classifier import flags as classifier_flags
 
 FLAGS = flags.FLAGS
@@ -53,6 +54,7 @@ def define_flags():
     "submission TSV (header `index<TAB>prediction`, label names; "
     "regression: the score), e.g. $OUTPUT_DIR/MRPC.tsv.",
   )
+  flag_needs.requires("glue_submission_file", "do_predict")
   finetune_flags.define_flags(
     max_seq_length=128, records_of="data_prep.classifier"
   )

@@ -46,6 +46,7 @@ from bert_tf.jobs import finetune_flags
 from bert_tf.jobs import ner as ner_job
 from bert_tf.runtime import app
 from bert_tf.runtime import flag_checks
+from bert_tf.runtime import flag_needs
 
 FLAGS = flags.FLAGS
 
@@ -59,9 +60,13 @@ def define_flags():
   )
   flags.DEFINE_string("train_file", None, "Training file (default: data_dir).")
   flags.DEFINE_string("eval_file", None, "Dev file for --do_eval.")
+  flag_needs.requires(
+    "eval_file", "do_eval", "eval_every_steps", "eval_every_epochs"
+  )
   flags.DEFINE_string(
     "predict_file", None, "File to tag with --do_predict (tags optional)."
   )
+  flag_needs.requires("predict_file", "do_predict")
   flags.DEFINE_string(
     "tag_scheme", "iob2", "Tags of the files: iob2 or iob1 (converted to iob2)."
   )
@@ -90,6 +95,7 @@ def define_flags():
     "lstm_units", 768, "BiLSTM units per direction in a feature mode."
   )
   flag_checks.positive("lstm_units")
+  flag_needs.requires("lstm_units", "feature_mode!=fine_tune")
   finetune_flags.define_flags(max_seq_length=128, records_of="data_prep.ner")
 
 

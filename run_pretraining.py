@@ -37,6 +37,7 @@ from bert_tf.jobs import pretraining as pretraining_job
 from bert_tf.runtime import app
 from bert_tf.runtime import bert_flags
 from bert_tf.runtime import flag_checks
+from bert_tf.runtime import flag_needs
 
 FLAGS = flags.FLAGS
 
@@ -89,6 +90,8 @@ def define_flags():
     "mask_language_model, 80/10/10) from the tokens of --input_file, "
     "instead of the masks stored there. Needs --vocab_file.",
   )
+  # Evaluation reads the stored masks.
+  flag_needs.requires("dynamic_masking", "do_train")
   flags.DEFINE_string(
     "vocab_file",
     None,
@@ -99,11 +102,17 @@ def define_flags():
     "masked_lm_prob", 0.15, "With --dynamic_masking: masked LM probability."
   )
   flag_checks.in_range("masked_lm_prob", 0, 1)
+  flag_needs.requires("masked_lm_prob", "dynamic_masking")
   flags.DEFINE_bool(
     "do_whole_word_mask",
     False,
     "With --dynamic_masking: mask whole words (a piece and its '##' "
     "pieces), as create_pretraining_data --do_whole_word_mask does.",
+  )
+  flag_needs.requires(
+    "do_whole_word_mask",
+    "dynamic_masking",
+    why="static masks are made by create_pretraining_data",
   )
   engine_flags.define_engine_flags()
   eval_flags.define_eval_flags(epochs=False, predict_checkpoint=False)

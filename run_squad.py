@@ -39,6 +39,7 @@ from bert_tf.jobs import finetune_flags
 from bert_tf.jobs import squad as squad_job
 from bert_tf.runtime import app
 from bert_tf.runtime import flag_checks
+from bert_tf.runtime import flag_needs
 from data_prep.squad import flags as squad_flags
 
 FLAGS = flags.FLAGS
@@ -66,11 +67,19 @@ def define_flags():
     "printed. A number of warnings are expected for a normal SQuAD "
     "evaluation.",
   )
+  flag_needs.ignored(
+    "verbose_logging",
+    "answers not found in their context are counted in one warning",
+  )
   finetune_flags.define_flags(
     max_seq_length=384, records_of="data_prep.squad --is_training", splits=()
   )
   squad_flags.define_feature_flags()
   squad_flags.define_prediction_flags()
+  # The original accepted it for SQuAD 1.1, where no answer is null.
+  flag_needs.requires(
+    "null_score_diff_threshold", "version_2_with_negative", warn=True
+  )
 
 
 def main(_):

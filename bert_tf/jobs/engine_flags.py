@@ -17,6 +17,7 @@ Example:
 from absl import flags
 
 from bert_tf.runtime import flag_checks
+from bert_tf.runtime import flag_needs
 from bert_tf.training.choices import DTYPES
 from bert_tf.training.choices import OPTIMIZER_TYPES
 
@@ -47,12 +48,16 @@ def define_engine_flags():
     "metadata.",
   )
   flags.DEFINE_string("master", None, "[Optional] TensorFlow master URL.")
+  # The original accepted them without --use_tpu (command lines toggle it).
+  for name in ("tpu_name", "tpu_zone", "gcp_project", "master"):
+    flag_needs.requires(name, "use_tpu", warn=True)
   flags.DEFINE_integer(
     "num_tpu_cores",
     8,
     "Only used if `use_tpu` is True. Total number of TPU cores to use.",
   )
   flag_checks.positive("num_tpu_cores")
+  flag_needs.ignored("num_tpu_cores", "TPUStrategy uses every core of the TPU")
   flags.DEFINE_integer(
     "save_checkpoints_steps", 1000, "How often to save the model checkpoint."
   )
@@ -72,6 +77,7 @@ def define_engine_flags():
     "Ignored with --use_tpu or a multi-worker TF_CONFIG.",
   )
   flag_checks.non_negative("num_gpus")
+  flag_needs.excludes("num_gpus", "use_tpu")
   define_dtype_flag()
   flags.DEFINE_bool(
     "use_xla",
@@ -106,6 +112,16 @@ def define_engine_flags():
     "How many recent checkpoints to keep in output_dir (0: all).",
   )
   flag_checks.non_negative("keep_checkpoint_max")
+  # Training settings of ours. (The original's -- batch sizes, learning
+  # rate, steps -- stay silent with their mode off: one command line serves
+  # every mode there.)
+  for name in (
+    "use_xla",
+    "gradient_accumulation_steps",
+    "optimizer",
+    "keep_checkpoint_max",
+  ):
+    flag_needs.requires(name, "do_train")
   flags.DEFINE_bool(
     "progress",
     True,

@@ -16,6 +16,7 @@ from absl import flags
 
 from bert_tf.io_utils import InputError
 from bert_tf.runtime import flag_checks
+from bert_tf.runtime import flag_needs
 from bert_tf.training.choices import BEST_MODES
 
 
@@ -29,6 +30,7 @@ def define_eval_flags(epochs=True, predict_checkpoint=True):
     "TensorBoard (output_dir/eval/).",
   )
   flag_checks.positive("eval_every_steps")
+  flag_needs.requires("eval_every_steps", "do_train")
   if epochs:
     flags.DEFINE_float(
       "eval_every_epochs",
@@ -36,6 +38,7 @@ def define_eval_flags(epochs=True, predict_checkpoint=True):
       "Like --eval_every_steps, every this many epochs (e.g. 0.5).",
     )
     flag_checks.positive("eval_every_epochs")
+    flag_needs.requires("eval_every_epochs", "do_train")
   flags.DEFINE_string(
     "best_metric",
     None,
@@ -43,12 +46,14 @@ def define_eval_flags(epochs=True, predict_checkpoint=True):
     "this metric (its eval_results name, e.g. eval_accuracy, f1) in "
     "output_dir/best/ as bert_model.ckpt + bert_config.json.",
   )
+  flag_needs.requires("best_metric", "eval_every_steps", "eval_every_epochs")
   flags.DEFINE_enum(
     "best_mode",
     "max",
     list(BEST_MODES),
     "Whether a higher (max) or lower (min) --best_metric is better.",
   )
+  flag_needs.requires("best_mode", "best_metric")
   flags.DEFINE_integer(
     "early_stopping_patience",
     None,
@@ -56,6 +61,7 @@ def define_eval_flags(epochs=True, predict_checkpoint=True):
     "--best_metric. The run then counts as finished.",
   )
   flag_checks.positive("early_stopping_patience")
+  flag_needs.requires("early_stopping_patience", "best_metric")
   if predict_checkpoint:
     flags.DEFINE_enum(
       "predict_checkpoint",
@@ -64,6 +70,8 @@ def define_eval_flags(epochs=True, predict_checkpoint=True):
       "Weights for --do_eval / --do_predict: the latest checkpoint of "
       "output_dir (as the original) or output_dir/best/.",
     )
+    # Without --best_metric it reads the best/ an earlier run kept.
+    flag_needs.requires("predict_checkpoint=best", "do_eval", "do_predict")
 
 
 def eval_every(settings):

@@ -14,6 +14,7 @@ from bert_tf.jobs import engine_flags
 from bert_tf.jobs import eval_flags
 from bert_tf.runtime import bert_flags
 from bert_tf.runtime import flag_checks
+from bert_tf.runtime import flag_needs
 
 
 def define_flags(max_seq_length, records_of, splits=("dev", "test")):
@@ -71,6 +72,7 @@ def define_flags(max_seq_length, records_of, splits=("dev", "test")):
     "trained (no gradient, weights stay as loaded).",
   )
   flag_checks.non_negative("num_frozen_layers")
+  flag_needs.requires("num_frozen_layers", "do_train")
   flags.DEFINE_string(
     "unfreeze_schedule",
     None,
@@ -79,6 +81,7 @@ def define_flags(max_seq_length, records_of, splits=("dev", "test")):
     "e.g. 0:12,200:8,400:4,600:0 (newly unfrozen weights start with "
     "fresh optimizer state).",
   )
+  flag_needs.requires("unfreeze_schedule", "do_train")
   flags.DEFINE_string(
     "train_records",
     None,
@@ -87,6 +90,7 @@ def define_flags(max_seq_length, records_of, splits=("dev", "test")):
     "'out/train.tf_record-*') instead of featurizing the training split."
     % records_of,
   )
+  flag_needs.requires("train_records", "do_train")
   flags.DEFINE_bool(
     "overwrite_output_dir",
     False,

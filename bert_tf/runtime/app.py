@@ -7,8 +7,9 @@
   it uses, however it was started (`python run_x.py`, `python ./run_x.py`,
   `python /abs/run_x.py`, `python -m ...`, a `bert-*` console script: absl
   lists only the key flags of the module named by argv[0]);
-- before `main`: outputs that would overwrite an input, and output
-  locations that cannot be written;
+- before `main`: flags given without what they need (`flag_needs`),
+  outputs that would overwrite an input, and output locations that cannot
+  be written;
 - any expected failure in `main` becomes one `ERROR:` line and exit status 1
   (`io_utils.run_cli`).
 
@@ -29,6 +30,7 @@ from absl import flags
 
 from bert_tf.io_utils import run_cli
 from bert_tf.runtime import flag_checks
+from bert_tf.runtime import flag_needs
 from bert_tf.runtime import quiet
 
 # The folder holding bert_tf/, data_prep/ and the root scripts (the
@@ -122,6 +124,7 @@ def guarded(main):
   """`main` after the flag checks, inside `run_cli`'s one-line errors."""
 
   def checked(argv):
+    flag_needs.check(flags.FLAGS)
     flag_checks.check_outputs_are_not_inputs(flags.FLAGS)
     flag_checks.check_output_locations(flags.FLAGS)
     return main(argv)

@@ -6,7 +6,8 @@ trained a NaN model: every integer/float flag of every entry point declares
 its range right after its definition (`positive("batch_size")`), as an absl
 validator, so a value outside it ends at parsing in one line
 (`ERROR: flag --batch_size=0: must be >= 1`); `tests/hostile/
-test_flag_ranges.py` fails for a numeric flag without one.
+test_flag_ranges.py` fails for a numeric flag without one. (A flag that
+takes effect only with another declares it the same way, in `flag_needs`.)
 `check_outputs_are_not_inputs` refuses an output file that is one of the
 program's input files (`--output_file` == `--input_file` destroyed the
 input); `check_output_locations` refuses an output location that cannot be

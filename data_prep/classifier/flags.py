@@ -22,6 +22,7 @@ from absl import flags
 
 from bert_tf.io_utils import InputError
 from bert_tf.runtime import flag_checks
+from bert_tf.runtime import flag_needs
 from data_prep.classifier import tasks as classifier_tasks
 
 _SEPARATOR = ","  # --multi_label_separator's default
@@ -78,6 +79,11 @@ def define_task_flags():
     "xnli.dev/test.tsv rows kept (the original hard-codes "
     "zh).",
   )
+  # Another task reads its own columns and labels.
+  for name in _TSV_ONLY:
+    flag_needs.requires(name, "task_name=tsv")
+  flag_needs.requires("multi_label_separator", "multi_label")
+  flag_needs.requires("xnli_language", "task_name=xnli")
 
 
 # Options of --task_name=tsv only: another task would silently ignore them.

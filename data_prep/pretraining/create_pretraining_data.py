@@ -30,6 +30,7 @@ from bert_tf.io_utils import InputError
 from bert_tf.runtime import app
 from bert_tf.runtime import bert_flags
 from bert_tf.runtime import flag_checks
+from bert_tf.runtime import flag_needs
 from bert_tf.tokenizers.loading import load_tokenizer
 from data_prep.beam import pipeline as beam_pipeline
 from data_prep.common.outputs import remove
@@ -95,6 +96,9 @@ def define_flags():
     "must hold [CLS], [SEP] and [MASK]. (Whole-word masking relies on '##' "
     "pieces, so it does nothing with SentencePiece.)",
   )
+  flag_needs.excludes(
+    "do_whole_word_mask", "spm_model_file", why="it finds words by '##' pieces"
+  )
   flags.DEFINE_integer(
     "num_workers",
     0,
@@ -103,6 +107,7 @@ def define_flags():
     "deterministic for a seed and N but not the original's order.",
   )
   flag_checks.non_negative("num_workers")
+  flag_needs.excludes("num_workers", "runner")  # Beam runs the workers
   flags.DEFINE_integer(
     "shard_size_mb",
     16,
@@ -111,6 +116,7 @@ def define_flags():
     "of each worker.",
   )
   flag_checks.positive("shard_size_mb")
+  flag_needs.requires("shard_size_mb", "num_workers", "runner")
   beam_pipeline.define_runner_flags(
     "output files (exactly; default 1). Input files are cut at blank "
     "lines into at least this many shards of about --shard_size_mb, "

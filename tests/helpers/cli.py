@@ -42,9 +42,11 @@ def _entry_points(repo=REPO):
 ENTRY_POINTS = _entry_points()
 
 # Queries a case may make instead of an argv: the entry point's numeric flag
-# names, or {flag name: default}.
+# names, {flag name: default}, or its project flags with their declared
+# dependencies (`flag_needs`).
 NUMERIC = "NUMERIC"
 DEFAULTS = "DEFAULTS"
+NEEDS = "NEEDS"
 
 # Loads one entry point's flags at a time (dropping the previous one's and
 # re-importing, since scripts define flags at import), runs each case and
@@ -56,7 +58,8 @@ from absl import flags
 from absl import logging as absl_logging
 from bert_tf.runtime import app
 from bert_tf.runtime import flag_checks
-ENTRY_POINTS, NUMERIC, DEFAULTS = json.loads(sys.argv[1])
+from bert_tf.runtime import flag_needs
+ENTRY_POINTS, NUMERIC, DEFAULTS, NEEDS = json.loads(sys.argv[1])
 FLAGS = flags.FLAGS
 BUILTIN = set(FLAGS)
 loaded = None
@@ -82,6 +85,16 @@ for entry, argv in json.loads(sys.argv[2]):
               for n in app.numeric_flags(FLAGS)}
     out.append([0, json.dumps({
         n: r and [r.low, r.high, r.low_open] for n, r in ranges.items()})])
+    continue
+  if argv == NEEDS:
+    out.append([0, json.dumps({n: {
+        "type": FLAGS[n].flag_type(), "default": FLAGS[n].default,
+        "enum": getattr(FLAGS[n].parser, "enum_values", None),
+        "range": (lambda r: r and [r.low, r.high, r.low_open])(
+            flag_checks.declared_range(FLAGS[n])),
+        "rules": [[r.subject, r.needs, r.excludes, r.warn]
+                  for r in flag_needs.declared(FLAGS[n])]}
+        for n in app.project_flags(FLAGS)}, default=str)])
     continue
   if argv == DEFAULTS:
     out.append([0, json.dumps({n: FLAGS[n].default for n in FLAGS},
@@ -115,10 +128,10 @@ def run_cases(cases, timeout=300):
       sys.executable,
       "-c",
       _DRIVER,
-      json.dumps([ENTRY_POINTS, NUMERIC, DEFAULTS]),
+      json.dumps([ENTRY_POINTS, NUMERIC, DEFAULTS, NEEDS]),
       json.dumps(
         [
-          [entry, argv if argv in (NUMERIC, DEFAULTS) else list(argv)]
+          [entry, argv if argv in (NUMERIC, DEFAULTS, NEEDS) else list(argv)]
           for entry, argv in cases
         ]
       ),
