@@ -14,6 +14,7 @@ from bert_tf.jobs import eval_flags
 from bert_tf.modeling.bert_config import BertConfig
 from bert_tf.runtime import app
 from bert_tf.tasks.result_files import write_eval_results
+from bert_tf.tokenizers import tokenization
 from data_prep.pretraining.documents import expand_input_files
 
 # Loaded when a job runs (TensorFlow, scikit-learn): --help answers at once.
@@ -77,7 +78,18 @@ class PretrainingJob:
         "masks are made by create_pretraining_data)"
       )
 
-  def train_dataset_fn(self, input_files, specs):
+  def masking(self):
+    """The DynamicMasking of --dynamic_masking, or None."""
+    if not self.config.dynamic_masking:
+      return None
+    return dynamic_masking.DynamicMasking.from_vocab_file(
+      self.config.vocab_file,
+      self.config.max_predictions_per_seq,
+      self.config.masked_lm_prob,
+      whole_word_mask=self.config.do_whole_word_mask,
+    )
+
+  def train_dataset_fn(self, input_files, specs, masking):
     dataset_fn = input_pipeline.training_dataset_fn(
       input_files,
       specs,
@@ -85,21 +97,18 @@ class PretrainingJob:
       interleave_files=True,
       deterministic=self.config.deterministic,
     )
-    if not self.config.dynamic_masking:
-      return dataset_fn
-    masking = dynamic_masking.DynamicMasking.from_vocab_file(
-      self.config.vocab_file,
-      self.config.max_predictions_per_seq,
-      self.config.masked_lm_prob,
-      whole_word_mask=self.config.do_whole_word_mask,
-    )
-    return masking.wrap(dataset_fn)
+    return masking.wrap(dataset_fn) if masking else dataset_fn
 
   def run(self):
     self.check_flags()
     config = BertConfig.from_json_file(self.config.bert_config_file)
     config.check_max_seq_length(self.config.max_seq_length)
     config.check_segments(True, "pre-training (next sentence prediction)")
+    if self.config.dynamic_masking:  # random replacements are vocab ids
+      config.check_vocab(
+        tokenization.load_vocab(self.config.vocab_file),
+        "--vocab_file=%s" % self.config.vocab_file,
+      )
     input_files = expand_input_files(self.config.input_file)
     task = pretraining.PretrainingTask(
       config, self.config.max_seq_length, self.config.max_predictions_per_seq
@@ -164,11 +173,21 @@ class PretrainingJob:
         self.config.train_batch_size,
         self.config.num_train_steps,
       )
-      trainer.train(
-        self.train_dataset_fn(input_files, specs),
-        self.config.num_train_steps,
-        eval_hook=hook,
-      )
+      masking = self.masking()
+      try:
+        trainer.train(
+          self.train_dataset_fn(input_files, specs, masking),
+          self.config.num_train_steps,
+          eval_hook=hook,
+        )
+      except Exception as e:  # pylint: disable=broad-except
+        # A record the masking cannot use: named by file, index and field.
+        refused = masking and input_pipeline.refused_record(
+          e, input_files, specs, masking.record_check, "input_file"
+        )
+        if not refused:
+          raise
+        raise refused from None
 
     if self.config.do_eval:
       logging.info(

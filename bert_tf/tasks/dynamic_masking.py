@@ -11,6 +11,10 @@ tensorflow_text's `mask_language_model` draws new masks: a
 never [CLS], [SEP] or padding, capped at `max_predictions_per_seq`, and a
 `MaskValuesChooser` makes 80% of them [MASK], 10% a random vocabulary id and
 leaves 10% unchanged. Randomness follows the TF global seed (`--seed`).
+Records that cannot be re-masked -- a weighted `masked_lm_positions` value
+outside the record's tokens, an id outside the vocabulary (records made
+with another one) -- are refused (`record_check`): training stops, and
+`input_pipeline.refused_record` names the file, the record and the field.
 
 With `whole_word_mask` (`--do_whole_word_mask`) words are chosen as units,
 as the original's static whole-word mode (create_pretraining_data
@@ -31,11 +35,14 @@ Example:
     trainer.train(masking.wrap(training_dataset_fn(...)), num_steps)
 """
 
+import functools
+
 import tensorflow as tf
 import tensorflow_text as tf_text
 
 from bert_tf.io_utils import InputError
 from bert_tf.tokenizers import tokenization
+from bert_tf.training import input_pipeline
 
 _SPECIAL_TOKENS = ("[CLS]", "[SEP]", "[MASK]")
 
@@ -70,6 +77,7 @@ class DynamicMasking:
   ):
     """`continuation_ids`: the ids of the "##" pieces; given, whole words
     are masked."""
+    self.vocab_size = vocab_size
     self.max_predictions_per_seq = max_predictions_per_seq
     self.masked_lm_prob = masked_lm_prob
     self._special_ids = (cls_id, sep_id)
@@ -109,7 +117,7 @@ class DynamicMasking:
     if whole_word_mask:
       continuation = [i for t, i in vocab.items() if t.startswith("##")]
     return cls(
-      len(vocab),
+      max(vocab.values()) + 1,  # a duplicated line keeps its id
       *ids,
       max_predictions_per_seq=max_predictions_per_seq,
       masked_lm_prob=masked_lm_prob,
@@ -133,9 +141,57 @@ class DynamicMasking:
       )
       return dataset.prefetch(tf.data.AUTOTUNE).with_options(options)
 
+    # The files a damaged record is looked for in.
+    masked_dataset_fn.input_files = getattr(dataset_fn, "input_files", ())
     return masked_dataset_fn
 
+  def record_check(self, features):
+    """`input_pipeline.check_records`' check of a batch of parsed records:
+    ([B] whether each cannot be re-masked, `describe(row)`: the field and
+    value). A weighted position outside the record's tokens would fail the
+    scatter that restores them (or write into padding); an id outside the
+    vocabulary would fail whole-word masking's lookup."""
+    lengths = tf.reduce_sum(tf.cast(features["input_mask"], tf.int32), -1)
+    width = tf.shape(features["input_ids"])[1]
+    real = {
+      "masked_lm_positions": features["masked_lm_weights"] > 0,
+      "input_ids": tf.sequence_mask(lengths, width),
+      "masked_lm_ids": features["masked_lm_weights"] > 0,
+    }
+    limits = {  # [B, 1] or a number
+      "masked_lm_positions": lengths[:, None],
+      "input_ids": self.vocab_size,
+      "masked_lm_ids": self.vocab_size,
+    }
+    bad = {
+      name: real[name] & ((features[name] < 0) | (features[name] >= limit))
+      for name, limit in limits.items()
+    }
+    refused = {name: tf.reduce_any(b, -1) for name, b in bad.items()}
+
+    def says(name, row):
+      value = tf.boolean_mask(features[name][row], bad[name][row])[0]
+      if name == "masked_lm_positions":
+        within = [tf.strings.as_string(lengths[row]), " tokens of the record"]
+      else:
+        within = ["%d ids of the vocabulary" % self.vocab_size]
+      value = tf.strings.as_string(value)
+      return tf.strings.join(
+        [name, " holds ", value, ", outside the "] + within
+      )
+
+    def describe(row):  # its first field refused
+      return tf.case(
+        [
+          (refused[name][row], functools.partial(says, name, row))
+          for name in limits
+        ]
+      )
+
+    return tf.reduce_any(tf.stack(list(refused.values())), 0), describe
+
   def __call__(self, features):
+    features = input_pipeline.check_records(features, self.record_check)
     input_ids = unmasked_input_ids(features)
     seq_length = input_ids.shape[1]
     lengths = tf.reduce_sum(tf.cast(features["input_mask"], tf.int32), -1)

@@ -8,7 +8,9 @@ Training datasets are built per input pipeline (one per worker) through
 batches at the per-replica size of the *global* batch-size flag and shuffles
 like the original (`repeat` + `shuffle(100)`; pre-training also shuffles and
 interleaves files). Eval/predict datasets are batched at the global size and
-keep the last partial batch (the `Trainer` pads it).
+keep the last partial batch (the `Trainer` pads it). `check_records` stops
+at a batch holding a record a task cannot use; `refused_record` then reads
+the files again to name the file, the record and the field.
 
 Example:
     dataset_fn = training_dataset_fn(["out/train.tf_record"],
@@ -29,6 +31,8 @@ from bert_tf.records import tfrecord_file
 
 _AUTOTUNE = tf.data.AUTOTUNE
 _SHUFFLE_BUFFER = 100
+# Marks the error `check_records` raises among TF's errors.
+_REFUSED = "refused record: "
 
 
 def decode_record(record, name_to_features):
@@ -121,6 +125,52 @@ def training_dataset_fn(
 
   dataset_fn.input_files = list(input_files)  # for `damaged_input`
   return dataset_fn
+
+
+def check_records(batch, record_check):
+  """`batch` (parsed records) once `record_check` passes each record.
+
+  `record_check(batch) -> (refused, describe)`: [batch] bool, and
+  `describe(row)` saying why that record is refused, naming the field. A
+  refused record fails the step with an error `refused_record` turns into
+  a one-line InputError.
+  """
+  refused, describe = record_check(batch)
+
+  def fail():
+    row = tf.argmax(tf.cast(refused, tf.int32))
+    message = tf.strings.join([_REFUSED, describe(row)])
+    with tf.control_dependencies([tf.debugging.Assert(False, [message])]):
+      return tf.constant(False)
+
+  passed = tf.cond(tf.reduce_any(refused), fail, lambda: tf.constant(True))
+  with tf.control_dependencies([passed]):
+    return {name: tf.identity(value) for name, value in batch.items()}
+
+
+def refused_record(error, input_files, name_to_features, record_check, flag):
+  """For the error `check_records` raised while training on
+  `input_files`: the InputError naming `--flag`, the first refused record's
+  file and index, and the field, found by reading the files again (only
+  when training failed); None for any other error."""
+  if not isinstance(error, tf.errors.InvalidArgumentError):
+    return None
+  if _REFUSED not in error.message:
+    return None
+  for path in input_files:
+    start = 0
+    for batch in eval_dataset([path], name_to_features, 1024):
+      refused, describe = record_check(batch)
+      if tf.reduce_any(refused):
+        row = int(tf.argmax(tf.cast(refused, tf.int32)))
+        return InputError(
+          "--%s %s: record %d: %s"
+          % (flag, path, start + row, describe(row).numpy().decode())
+        )
+      start += len(refused)
+  # Not found again (a file changed meanwhile): what the step said.
+  said = first_line(error.message.split(_REFUSED, 1)[1]).split("]")[0]
+  return InputError("--%s: a record: %s" % (flag, said))
 
 
 def record_files(patterns, flag_name):
