@@ -19,6 +19,10 @@ original's defaults (`gelu`, dropout 0.1, `initializer_range` 0.02). A
 SavedModel whose variables do not cover a BERT encoder, or have variables
 no rule maps, is refused naming what is missing.
 
+The tokenizer is the root's `vocab_file` asset, or its `sp_model_file` in
+SentencePiece encoders (`tfhub_assets`), which may have no more pieces than
+the embedding has rows.
+
 Example:
     config, arrays, vocab, do_lower_case = read_tfhub_encoder("bert_en_L-2")
     # arrays: TF1 name -> np.ndarray; vocab: path of the asset or None
@@ -36,6 +40,8 @@ from tensorflow.core.protobuf import trackable_object_graph_pb2
 
 from bert_tf import io_utils
 from bert_tf.checkpoints.artefact import Artefact
+from bert_tf.checkpoints.tfhub_assets import SentencePieceFile
+from bert_tf.checkpoints.tfhub_assets import tokenizer_asset
 from bert_tf.io_utils import InputError
 from bert_tf.modeling.bert_config import BertConfig
 
@@ -204,17 +210,7 @@ def _variables(model):
       if c.node_id in keys
     }
   )
-  vocab = None
-  asset = _child(nodes, 0, "vocab_file")
-  if asset is not None and nodes[asset].WhichOneof("kind") == "asset":
-    index = nodes[asset].asset.asset_file_def_index
-    if not 0 <= index < len(meta.asset_file_def):
-      raise model.error(("saved_model.pb",), "names no vocab_file asset")
-    # The asset's name is the artefact's word: it stays in the folder.
-    vocab = model.file(
-      "assets", meta.asset_file_def[index].filename, required=False
-    )
-  return reader, ours, root_listed, vocab
+  return reader, ours, root_listed, tokenizer_asset(model, meta)
 
 
 def _map_by_rules(names):
@@ -315,9 +311,10 @@ def _require_encoder(tf1_names, folder, unmapped):
 
 
 def read_tfhub_encoder(folder):
-  """(BertConfig, {TF1 name: array}, vocab asset's real path or None,
-  do_lower_case or None) of a TF Hub BERT encoder SavedModel folder. The
-  config is checked against the array shapes before any array is read."""
+  """(BertConfig, {TF1 name: array}, vocab asset's real path (or
+  `SentencePieceFile`) or None, do_lower_case or None) of a TF Hub BERT
+  encoder SavedModel folder. The config is checked against the array shapes
+  before any array is read."""
   model = Artefact(folder, "--input")
   reader, ours, root_listed, vocab = _variables(model)
   if ours:
@@ -341,6 +338,8 @@ def read_tfhub_encoder(folder):
     config = _config_from_shapes(
       shapes, query[1] if len(query) == 3 else None, model.name
     )
+  if isinstance(vocab, SentencePieceFile):
+    config.check_vocab(range(vocab.pieces), vocab.shown)
   arrays = {
     tf1: np.reshape(_read(model, reader, key), shapes[tf1])
     for tf1, key in sorted(sources.items())

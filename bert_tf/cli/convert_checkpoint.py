@@ -16,7 +16,8 @@ With `--output_format=tf1` (default), `output_dir` receives
 `bert_config.json`; with `--output_format=hf`, `model.safetensors` and
 `config.json` in HuggingFace BERT layout (`bert_tf.checkpoints.hf_export`);
 both get `vocab.txt` when the input folder has one (a TF Hub encoder: its
-`vocab_file` asset; `bert_tf.checkpoints.tfhub_import`). The encoder and every
+`vocab_file` asset, or its SentencePiece `sp_model_file` as `spiece.model`,
+tf1 only; `bert_tf.checkpoints.tfhub_import`). The encoder and every
 original head are kept; Adam slots / `global_step` are dropped. Files are
 written to a temporary folder first and moved into `output_dir` at the end.
 """

@@ -134,15 +134,15 @@ def _beside_checkpoint(path, flag_name, file_name, checkpoint):
 
 
 def _export_without_checkpoint(exporter_cls):
-  """A TF Hub preprocessor: a vocab and a length, no weights."""
+  """A TF Hub preprocessor: a vocab (or SentencePiece model) and a length,
+  no weights."""
   for name in ("checkpoint", "bert_config_file"):
     if FLAGS[name].present:
       raise InputError(
         "--%s is not an option of --task=%s" % (name, FLAGS.task)
       )
-  if not FLAGS.vocab_file:
-    raise InputError("--vocab_file is required")
-  require_file(FLAGS.vocab_file, "vocab_file")
+  if FLAGS.vocab_file:
+    require_file(FLAGS.vocab_file, "vocab_file")
   if os.path.exists(FLAGS.export_dir):
     raise InputError("--export_dir=%s already exists" % FLAGS.export_dir)
   exporter = exporter_cls(
@@ -150,6 +150,7 @@ def _export_without_checkpoint(exporter_cls):
     FLAGS.vocab_file,
     FLAGS.do_lower_case,
     FLAGS.max_seq_length or exporter_cls.DEFAULT_MAX_SEQ_LENGTH,
+    {o.name: FLAGS[o.name].value for o in exporter_cls.OPTIONS},
   )
   exporter.save(FLAGS.export_dir)
   print("wrote %s SavedModel to %s" % (FLAGS.task, FLAGS.export_dir))
@@ -234,8 +235,12 @@ def _export(exporter_cls, checkpoint, beside, settings):
         "--checkpoint=%s (its run_config.json)"
         % (FLAGS.bert_config_file, FLAGS.checkpoint)
       )
-  vocab_file = _beside_checkpoint(
-    FLAGS.vocab_file, "vocab_file", "vocab.txt", beside
+  options = {o.name: FLAGS[o.name].value for o in exporter_cls.OPTIONS}
+  # A SentencePiece model replaces the vocab.txt beside the checkpoint.
+  vocab_file = (
+    None
+    if options.get("spm_model_file") and not FLAGS.vocab_file
+    else _beside_checkpoint(FLAGS.vocab_file, "vocab_file", "vocab.txt", beside)
   )
   try:
     tokenization.validate_case_matches_checkpoint(
@@ -243,7 +248,6 @@ def _export(exporter_cls, checkpoint, beside, settings):
     )
   except ValueError as e:
     raise InputError(str(e).replace("\n", " ")) from e
-  options = {o.name: FLAGS[o.name].value for o in exporter_cls.OPTIONS}
   try:
     with distribution.policy_scope(_POLICIES[FLAGS.dtype]):
       exporter = exporter_cls(

@@ -132,12 +132,7 @@ class Exporter:
     self.options = self.resolve_options(
       {o.name: given.get(o.name, o.default) for o in self.OPTIONS}
     )
-    # The training scripts' checks: [UNK]/[CLS]/[SEP] present, casing, the
-    # vocab against the config (a larger one fails every request).
-    config.check_vocab(
-      load_tokenizer(vocab_file, do_lower_case).vocab, vocab_file
-    )
-    self.tokenizer = TfTextTokenizer(vocab_file, do_lower_case)
+    self.tokenizer = self.make_tokenizer(config, vocab_file, do_lower_case)
     self.model = self.build_model(config)
     self._metadata = {
       "task": self.NAME,
@@ -151,6 +146,15 @@ class Exporter:
   def resolve_options(self, options):
     """Checks (InputError) and completes the task options; returns them."""
     return options
+
+  def make_tokenizer(self, config, vocab_file, do_lower_case):
+    """The in-graph tokenizer, after the training scripts' checks: [UNK],
+    [CLS], [SEP] present, casing, the vocab against the config (a larger
+    one fails every request)."""
+    config.check_vocab(
+      load_tokenizer(vocab_file, do_lower_case).vocab, vocab_file
+    )
+    return TfTextTokenizer(vocab_file, do_lower_case)
 
   def build_model(self, config):
     raise NotImplementedError

@@ -5,10 +5,20 @@ sub-objects such as `.tokenize`), not only through signatures, so the
 exporter saves `self.root`. Reusable SavedModels also list their
 `variables`, `trainable_variables` and `regularization_losses`, which
 `set_reusable` attaches (the tf.Variables under Keras 3's variables: those
-are what the saved functions capture).
+are what the saved functions capture). Both take `--spm_model_file` (a
+SentencePiece model) in place of `--vocab_file`.
 """
 
 from bert_tf.export.base import Exporter
+from bert_tf.export.base import Option
+from bert_tf.io_utils import InputError
+
+SPM_MODEL_FILE = Option(
+  "spm_model_file",
+  None,
+  "tfhub_preprocess/tfhub_encoder: a SentencePiece model (ALBERT style) "
+  "instead of --vocab_file; it must hold [CLS] and [SEP].",
+)
 
 
 class TfHubExporter(Exporter):
@@ -30,3 +40,17 @@ def set_reusable(obj, variables, trainable_variables):
   obj.variables = tf_variables(variables)
   obj.trainable_variables = tf_variables(trainable_variables)
   obj.regularization_losses = []
+
+
+def tokenizer_file(vocab_file, options):
+  """(--vocab_file or --spm_model_file, whether it is SentencePiece); one
+  line if both or neither are given."""
+  spm = (options or {}).get("spm_model_file")
+  if spm and vocab_file:
+    raise InputError(
+      "--spm_model_file=%s and --vocab_file=%s: give one (a SentencePiece "
+      "model replaces the vocabulary)" % (spm, vocab_file)
+    )
+  if not (spm or vocab_file):
+    raise InputError("--vocab_file (or --spm_model_file) is required")
+  return spm or vocab_file, bool(spm)

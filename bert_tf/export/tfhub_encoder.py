@@ -12,6 +12,7 @@ The "common SavedModel API for text" encoder, as TF Model Garden's
     outputs["default"]           # = pooled_output
     encoder.trainable_variables  # what a fine-tuning step updates
     encoder.vocab_file, encoder.do_lower_case   # for preprocessing
+    encoder.sp_model_file  # instead of vocab_file with --spm_model_file
 
 `training=True` applies dropout. When the checkpoint is an original one
 holding the masked-LM head (`cls/predictions/*`), `encoder.mlm(inputs)`
@@ -27,6 +28,9 @@ Example:
       --checkpoint=uncased_L-12_H-768_A-12/bert_model.ckpt \
       --bert_config_file=.../bert_config.json --vocab_file=.../vocab.txt \
       --export_dir=/tmp/bert_encoder
+    python -m bert_tf.export_saved_model --task=tfhub_encoder \
+      --checkpoint=run/bert_model.ckpt --spm_model_file=spiece.model \
+      --export_dir=/tmp/spm_encoder
 """
 
 import tensorflow as tf
@@ -34,9 +38,12 @@ import tensorflow as tf
 from bert_tf.checkpoints import checkpoint_io
 from bert_tf.export import register_exporter
 from bert_tf.export.tfhub_common import set_reusable
+from bert_tf.export.tfhub_common import SPM_MODEL_FILE
 from bert_tf.export.tfhub_common import TfHubExporter
+from bert_tf.export.tfhub_common import tokenizer_file
 from bert_tf.modeling.bert_encoder import BertEncoder
 from bert_tf.modeling.heads.masked_lm_head import MaskedLMHead
+from bert_tf.tokenizers.loading import load_tokenizer
 
 INPUTS = ("input_word_ids", "input_mask", "input_type_ids")
 
@@ -93,11 +100,18 @@ class _MaskedLM(tf.train.Checkpoint):
 
 
 class TfHubEncoder(tf.train.Checkpoint):
-  """The SavedModel's root: callable, reusable, vocab as an asset."""
+  """The SavedModel's root: callable, reusable, its vocabulary (or
+  SentencePiece model, as Model Garden names it) as an asset."""
 
-  def __init__(self, encoder, vocab_file, do_lower_case, mlm_head=None):
+  def __init__(
+    self, encoder, vocab_file, do_lower_case, mlm_head=None, sentencepiece=False
+  ):
     super().__init__()
-    self.vocab_file = tf.saved_model.Asset(vocab_file)
+    asset = tf.saved_model.Asset(vocab_file)
+    if sentencepiece:
+      self.sp_model_file = asset
+    else:
+      self.vocab_file = asset
     self.do_lower_case = tf.Variable(
       bool(do_lower_case), trainable=False, name="do_lower_case"
     )
@@ -128,18 +142,30 @@ class TfHubEncoderExporter(TfHubExporter):
   holds the masked-LM head) as a TF Hub encoder."""
 
   INPUTS = INPUTS
+  OPTIONS = (SPM_MODEL_FILE,)
   DEFAULT_MAX_SEQ_LENGTH = None  # any input length the model takes
 
   def __init__(
     self, config, vocab_file, do_lower_case, max_seq_length, options=None
   ):
+    self.vocab_file, self.sentencepiece = tokenizer_file(vocab_file, options)
     super().__init__(
       config,
-      vocab_file,
+      self.vocab_file,
       do_lower_case,
       max_seq_length or config.max_position_embeddings,
       options,
     )
+    if self.sentencepiece:
+      self._metadata["spm_model_file"] = self._metadata.pop("vocab_file")
+
+  def make_tokenizer(self, config, vocab_file, do_lower_case):
+    if not self.sentencepiece:
+      return super().make_tokenizer(config, vocab_file, do_lower_case)
+    # The checks of the scripts' --spm_model_file; no in-graph tokenizer.
+    tokenizer = load_tokenizer(None, do_lower_case, vocab_file)
+    config.check_vocab(tokenizer.vocab, vocab_file)
+    return tokenizer
 
   def build_model(self, config):
     self.config = config
@@ -160,9 +186,10 @@ class TfHubEncoderExporter(TfHubExporter):
     super().restore(checkpoint)
     self.root = TfHubEncoder(
       self.model,
-      self.tokenizer.vocab_file,
+      self.vocab_file,
       self.tokenizer.do_lower_case,
       self.mlm_head,
+      self.sentencepiece,
     )
     # The original name of each variable, for the import (Keras 3 names
     # are not unique: every layer has its "kernel").

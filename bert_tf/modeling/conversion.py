@@ -37,6 +37,7 @@ _CONVERTED_FILES = (
   "checkpoint",
   "bert_config.json",
   "vocab.txt",
+  tfhub_import.SentencePieceFile.file_name,
   "model.safetensors",
   "config.json",
 )
@@ -100,7 +101,10 @@ def _load_tfhub(input_path, bert_config_file):
   return (
     config,
     {n: tf.constant(a) for n, a in arrays.items()},
-    _vocab(config, vocab),
+    # A SentencePiece model's pieces are checked on import.
+    vocab
+    if isinstance(vocab, tfhub_import.SentencePieceFile)
+    else _vocab(config, vocab),
   )
 
 
@@ -114,6 +118,13 @@ def convert(
   """Writes the converted model into `output_dir`; returns the TF1 prefix
   (tf1) or `output_dir` (hf)."""
   config, name_map, vocab = _load(input_path, input_format, bert_config_file)
+  if output_format == "hf" and isinstance(
+    vocab, tfhub_import.SentencePieceFile
+  ):
+    raise InputError(
+      "--input=%s tokenizes with a SentencePiece model, which an HF BERT "
+      "folder (vocab.txt) cannot hold: use --output_format=tf1" % input_path
+    )
   os.makedirs(output_dir, exist_ok=True)
   tmp_dir = tempfile.mkdtemp(prefix=".convert-", dir=output_dir)
   try:
@@ -144,7 +155,8 @@ def _write(tmp_dir, output_format, config, name_map, vocab):
   with open(os.path.join(tmp_dir, "bert_config.json"), "w") as f:
     f.write(config.to_json_string())
   if vocab:
-    shutil.copyfile(vocab, os.path.join(tmp_dir, "vocab.txt"))
+    name = getattr(vocab, "file_name", "vocab.txt")  # or spiece.model
+    shutil.copyfile(vocab, os.path.join(tmp_dir, name))
 
 
 def _write_error(e, output_dir):

@@ -33,6 +33,8 @@ U+13439 (an Egyptian hieroglyph format control: Cf in ICU, so deleted). A
 Python with another Unicode version moves this set; the original itself
 depends on it.
 
+`word_pieces_with_offsets` adds each piece's raw-text bytes (`tf_offsets`).
+
 Example:
     tokenizer = TfTextTokenizer("vocab.txt", do_lower_case=True)
     ids = tokenizer(tf.constant(["Who wrote it?"]))   # ragged int32 [1, None]
@@ -43,6 +45,7 @@ import keras
 import tensorflow as tf
 import tensorflow_text as text
 
+from bert_tf.tokenizers import tf_offsets
 from bert_tf.tokenizers import tokenization
 
 _DELETE = r"[\x00-\x08\x0B\x0C\x0E-\x1F\x7F-\x9F\p{Cf}\x{FFFD}]"
@@ -161,9 +164,10 @@ class TfTextTokenizer(keras.layers.Layer):
     )
     return tf.gather(merged, tf.argsort(tf.concat([keep_rows, redo_rows], 0)))
 
-  def _exact_ids(self, texts):
-    """[B, words, pieces]; a word of over 200 characters is [UNK]."""
-    words = text.regex_split(
+  def _words(self, texts):
+    """(words [B, words], a word of over 200 characters as [UNK]; their
+    first and past-the-end bytes in `texts`; which were over 200)."""
+    words, begins, ends = text.regex_split_with_offsets(
       texts, r"\s+|" + _WORD_DELIMITERS, _WORD_DELIMITERS
     )
     too_long = tf.strings.length(words.flat_values, unit="UTF8_CHAR") > (
@@ -172,13 +176,47 @@ class TfTextTokenizer(keras.layers.Layer):
     words = words.with_flat_values(
       tf.where(too_long, "[UNK]", words.flat_values)
     )
-    return self._wordpiece.tokenize(words)
+    return words, begins, ends, too_long
+
+  def _exact_ids(self, texts):
+    """[B, words, pieces]; a word of over 200 characters is [UNK]."""
+    return self._wordpiece.tokenize(self._words(texts)[0])
 
   def word_pieces(self, texts):
     """Raw strings [B] -> ragged int32 ids [B, words, pieces] (the exact
     path, kept per word as TF Hub preprocessors' `tokenize` returns them)."""
     return self._exact_ids(
       normalize(tf.convert_to_tensor(texts, tf.string), self.do_lower_case)
+    )
+
+  def word_pieces_with_offsets(self, texts):
+    """`word_pieces` and, shaped alike, each piece's first and past-the-end
+    byte in the raw text (int64): a piece spans the characters it spells,
+    [UNK] its whole word. Offsets come back through each character's own
+    normalisation (`tf_offsets`)."""
+    texts = tf.convert_to_tensor(texts, tf.string)
+    words, begins, ends, too_long = self._words(
+      normalize(texts, self.do_lower_case)
+    )
+    ids, starts, limits = self._wordpiece.tokenize_with_offsets(words)
+    word = starts.values.value_rowids()  # each piece's word
+    begin = tf.gather(begins.flat_values, word)
+    whole = tf.gather(too_long, word)  # the [UNK] of a too-long word
+    starts = starts.with_flat_values(
+      begin + tf.where(whole, tf.zeros_like(begin), starts.flat_values)
+    )
+    limits = limits.with_flat_values(
+      tf.where(
+        whole, tf.gather(ends.flat_values, word), begin + limits.flat_values
+      )
+    )
+    chars, raw_starts, raw_ends = tf_offsets.split_chars(texts)
+    per_char = chars.with_flat_values(
+      normalize(chars.flat_values, self.do_lower_case)
+    )
+    raw_ends = tf_offsets.attach(chars, per_char, raw_ends)
+    return (ids,) + tf_offsets.to_source(
+      per_char, raw_starts, raw_ends, starts, limits
     )
 
   def pack(self, segments, max_seq_length):

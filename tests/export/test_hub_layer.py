@@ -18,8 +18,10 @@ from bert_tf.export import get_exporter
 from bert_tf.io_utils import InputError
 from bert_tf.modeling.bert_config import BertConfig
 from bert_tf.modeling.hub_layer import HubLayer
+from bert_tf.tokenizers.sentencepiece_tokenizer import SentencePieceTokenizer
 from tests.conftest import REPO
 from tests.export import standalone
+from tests.helpers import offset_texts
 
 pytestmark = pytest.mark.process  # exports, fits and serving processes
 
@@ -304,3 +306,33 @@ def test_refuses_urls_folders_and_graphs_that_touch_files(tmp_path):
   with pytest.raises(TypeError, match=refused):
     keras.models.load_model(str(tmp_path / "m.keras"))
   assert not target.exists()
+
+
+@pytest.mark.slow  # a SentencePiece export and two loads: ~20 s
+def test_sentencepiece_preprocessor_loads(tmp_path):
+  """Our --spm_model_file preprocessor in HubLayer: the Python
+  SentencePiece tokenizer's ids, single texts and pairs."""
+  model_file = offset_texts.sentencepiece_model(tmp_path)
+  exporter = get_exporter("tfhub_preprocess")(
+    None, None, True, 64, {"spm_model_file": model_file}
+  )
+  exporter.save(str(tmp_path / "spm_preprocess"))
+  python = SentencePieceTokenizer(model_file, do_lower_case=True)
+  texts = json.loads((TFHUB / "texts.json").read_text())
+  a, b = texts["text_a"][:5], texts["text_b"][:5]  # the short ones
+  pieces = lambda t: python.convert_tokens_to_ids(python.tokenize(t))  # noqa: E731
+  cls_id, sep_id = python.vocab["[CLS]"], python.vocab["[SEP]"]
+  single = HubLayer(tmp_path / "spm_preprocess")(tf.constant(a))
+  pairs = HubLayer(tmp_path / "spm_preprocess", seq_length=60)(
+    [tf.constant(a), tf.constant(b)]
+  )
+  for i, (x, y) in enumerate(zip(a, b)):
+    ids = [cls_id] + pieces(x) + [sep_id]
+    assert single["input_word_ids"][i].numpy().tolist() == ids + [0] * (
+      64 - len(ids)
+    )
+    ids += pieces(y) + [sep_id]
+    assert len(ids) <= 60  # untrimmed
+    assert pairs["input_word_ids"][i].numpy().tolist() == ids + [0] * (
+      60 - len(ids)
+    )

@@ -11,8 +11,9 @@ import sentencepiece as spm
 SPECIALS = ["[CLS]", "[SEP]", "[MASK]"]
 
 
-def train_model(folder, lines, vocab_size):
-  """Trains a unigram model on `lines`; returns the .model path."""
+def train_model(folder, lines, vocab_size, symbols=()):
+  """Trains a unigram model on `lines`; returns the .model path. `symbols`:
+  more pieces it must have (e.g. "1990,")."""
   corpus = folder / "spm_corpus.txt"
   corpus.write_text("\n".join(lines) + "\n", encoding="utf-8")
   spm.SentencePieceTrainer.train(
@@ -24,7 +25,7 @@ def train_model(folder, lines, vocab_size):
     unk_id=1,
     bos_id=-1,
     eos_id=-1,
-    user_defined_symbols=SPECIALS,
+    user_defined_symbols=SPECIALS + list(symbols),
     character_coverage=1.0,
     num_threads=1,
     minloglevel=2,
