@@ -116,6 +116,7 @@ def main(argv):
   if FLAGS.is_training and FLAGS.shuffle_train_examples:
     random.Random(12345).shuffle(examples)
   if FLAGS.runner:
+    gc.enable()  # a pipeline's workers run long and make cycles
     # pylint: disable-next=g-import-not-at-top
     from data_prep.beam.squad import write_squad_features_beam
 
