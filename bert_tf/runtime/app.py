@@ -7,8 +7,8 @@
   it uses, however it was started (`python run_x.py`, `python ./run_x.py`,
   `python /abs/run_x.py`, `python -m ...`, a `bert-*` console script: absl
   lists only the key flags of the module named by argv[0]);
-- before `main`: flags given without what they need (`flag_needs`),
-  outputs that would overwrite an input, and output locations that cannot
+- before `main`: outputs that would overwrite an input, flags given
+  without what they need (`flag_needs`), and output locations that cannot
   be written;
 - any expected failure in `main` becomes one `ERROR:` line and exit status 1
   (`io_utils.run_cli`).
@@ -124,8 +124,9 @@ def guarded(main):
   """`main` after the flag checks, inside `run_cli`'s one-line errors."""
 
   def checked(argv):
-    flag_needs.check(flags.FLAGS)
+    # An output over an input is named first: it would destroy data.
     flag_checks.check_outputs_are_not_inputs(flags.FLAGS)
+    flag_needs.check(flags.FLAGS)
     flag_checks.check_output_locations(flags.FLAGS)
     return main(argv)
 
