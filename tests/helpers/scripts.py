@@ -237,4 +237,9 @@ def tokenizer_args(tmp_path):
       "--vocab_file=",
       "--output_file=%s" % (out / "pt.tfrecord"),
     ],
+    "bert_tf.export_saved_model": [
+      "--task=tfhub_preprocess",
+      "--vocab_file=",
+      "--export_dir=%s" % (out / "sm"),
+    ],
   }
