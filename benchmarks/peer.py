@@ -98,15 +98,27 @@ class Worker:
     )
 
   def ask(self, **request):
-    self.process.stdin.write(json.dumps(request) + "\n")
-    self.process.stdin.flush()
-    line = self.process.stdout.readline()
+    try:
+      self.process.stdin.write(json.dumps(request) + "\n")
+      self.process.stdin.flush()
+      line = self.process.stdout.readline()
+    except BrokenPipeError:
+      line = ""
     if not line:
       raise RuntimeError(
-        "worker %s %s died; see its log in %s"
-        % (self.name, self.dtype, FLAGS.work_dir)
+        "worker %s %s died (exit code %s: -9 is often the OOM killer; "
+        "fewer --dtype or --torch_threads entries per run hold fewer "
+        "models); its log is in %s"
+        % (self.name, self.dtype, self.process.wait(), FLAGS.work_dir)
       )
     return json.loads(line)
+
+  def close(self):
+    try:
+      self.process.stdin.close()
+    except BrokenPipeError:
+      pass
+    self.process.wait()
 
 
 def _sides():
@@ -348,8 +360,7 @@ def main(argv):
         run_model_measure(measure, sides, workers, results)
   finally:
     for worker in workers.values():
-      worker.process.stdin.close()
-      worker.process.wait()
+      worker.close()
   if FLAGS.output_json:
     with open(FLAGS.output_json, "w") as f:
       json.dump(results, f, indent=1)
