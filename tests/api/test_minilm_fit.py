@@ -101,16 +101,7 @@ def runs(tmp_path_factory):
   _slice("train.tsv", TRAIN, data / "train.tsv")
   _slice("dev.tsv", DEV, data / "dev.tsv")
   original = folder / "minilm_tf1"
-  converted = processes.run(
-    [
-      "-m",
-      "bert_tf.convert_checkpoint",
-      "--input_format=hf",
-      "--input=%s" % MODEL,
-      "--output_dir=%s" % original,
-    ]
-  )
-  assert converted.returncode == 0, converted.stderr[-3000:]
+  parity.convert_hf(MODEL, original)
   run = folder / "script_run"
   script = processes.run(
     [

@@ -101,16 +101,7 @@ def ner(tmp_path_factory):
   """(script's eval_results.txt, the API's evaluate of the script's run)."""
   folder = tmp_path_factory.mktemp("minilm_ner")
   original = folder / "minilm_tf1"
-  converted = processes.run(
-    [
-      "-m",
-      "bert_tf.convert_checkpoint",
-      "--input_format=hf",
-      "--input=%s" % MODEL,
-      "--output_dir=%s" % original,
-    ]
-  )
-  assert converted.returncode == 0, converted.stderr[-3000:]
+  parity.convert_hf(MODEL, original)
   train = _conll_slice("train.txt", 128, folder / "train.txt")
   dev = _conll_slice("valid.txt", 64, folder / "valid.txt")
   run = folder / "run"

@@ -28,6 +28,22 @@ def run_script(script, run, *args):
   assert result.returncode == 0, result.stderr[-3000:]
 
 
+def convert_hf(model, output_dir):
+  """The original-format checkpoint of HF folder `model` in `output_dir`
+  (`convert_checkpoint --input_format=hf`), for the scripts' side."""
+  converted = processes.run(
+    [
+      "-m",
+      "bert_tf.convert_checkpoint",
+      "--input_format=hf",
+      "--input=%s" % model,
+      "--output_dir=%s" % output_dir,
+    ]
+  )
+  assert converted.returncode == 0, converted.stderr[-3000:]
+  return output_dir
+
+
 def results_txt(path):
   """{key: value text} of an eval_results.txt."""
   return dict(line.split(" = ") for line in path.read_text().splitlines())
