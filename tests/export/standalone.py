@@ -119,3 +119,21 @@ def export(tmp_path, name, *args):
   )
   assert result.returncode == 0, result.stderr[-3000:]
   return export_dir
+
+
+def run_child(cwd, script, *args):
+  """Runs `script` in `cwd` with only TensorFlow (+ tensorflow_text, keras)
+  on the path; returns its last stdout line as JSON."""
+  env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+  env["TF_CPP_MIN_LOG_LEVEL"] = "2"
+  result = subprocess.run(
+    [sys.executable, "-I", "-c", script] + [str(a) for a in args],
+    capture_output=True,
+    text=True,
+    cwd=str(cwd),
+    env=env,
+    timeout=300,
+    check=False,
+  )
+  assert result.returncode == 0, result.stderr[-3000:]
+  return json.loads(result.stdout.splitlines()[-1])

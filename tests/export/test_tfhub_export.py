@@ -2,7 +2,6 @@
 Model Garden's export_tfhub wrote for the same checkpoint (shared golden
 set), used from a process where only tensorflow + tensorflow_text load."""
 
-import json
 import os
 import subprocess
 import sys
@@ -125,24 +124,6 @@ print(json.dumps({"mlm_logits": out["mlm_logits"].numpy().tolist(),
 )
 
 
-def run_child(script, *args):
-  """Runs `script` with only TensorFlow (+ tensorflow_text, keras) on the
-  path; returns its last stdout line as JSON."""
-  env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-  env["TF_CPP_MIN_LOG_LEVEL"] = "2"
-  result = subprocess.run(
-    [sys.executable, "-I", "-c", script] + [str(a) for a in args],
-    capture_output=True,
-    text=True,
-    cwd=str(TFHUB),
-    env=env,
-    timeout=300,
-    check=False,
-  )
-  assert result.returncode == 0, result.stderr[-3000:]
-  return json.loads(result.stdout.splitlines()[-1])
-
-
 @pytest.fixture(scope="module")
 def exports(tmp_path_factory):
   tmp = tmp_path_factory.mktemp("tfhub")
@@ -168,8 +149,8 @@ def exports(tmp_path_factory):
 @pytest.mark.slow  # two exports + a TF process: ~1-2 min
 def test_same_ids_and_outputs_as_model_gardens_export(exports):
   pre, enc = exports
-  got = run_child(
-    _GOLDEN_CHILD, pre, enc, TFHUB / "preprocess", TFHUB / "texts.json"
+  got = standalone.run_child(
+    TFHUB, _GOLDEN_CHILD, pre, enc, TFHUB / "preprocess", TFHUB / "texts.json"
   )
   expected = np.load(TFHUB / "expected.npz")
   assert got["tokenize"] == got["golden_tokenize"]  # [batch, words, pieces]
@@ -202,7 +183,7 @@ def test_same_ids_and_outputs_as_model_gardens_export(exports):
 
 @pytest.mark.slow  # two exports + a TF process: ~1-2 min
 def test_encoder_fine_tunes_with_keras_3(exports):
-  got = run_child(_FINETUNE_CHILD, exports[1])
+  got = standalone.run_child(TFHUB, _FINETUNE_CHILD, exports[1])
   assert got["trainable"] == 39  # 16 per layer x 2 + 5 embeddings + pooler
   assert got["no_gradient"] == 0
   assert got["keras_trainable"] == 39 + 2
@@ -212,7 +193,9 @@ def test_encoder_fine_tunes_with_keras_3(exports):
 
 @pytest.mark.slow  # two exports + a TF process: ~1-2 min
 def test_mlm_matches_the_originals_masked_lm(exports):
-  got = run_child(_MLM_CHILD, exports[1], GOLDEN / "encoder" / "inputs.npz")
+  got = standalone.run_child(
+    TFHUB, _MLM_CHILD, exports[1], GOLDEN / "encoder" / "inputs.npz"
+  )
   expected = np.load(GOLDEN / "encoder" / "expected_a.npz")
   # log-probabilities: the original's masked-LM output at every position.
   np.testing.assert_allclose(

@@ -23,7 +23,6 @@ from bert_tf.tokenizers.sentencepiece_tokenizer import SentencePieceTokenizer
 from bert_tf.tokenizers.tokenization import FullTokenizer
 from tests.conftest import REPO
 from tests.export import standalone
-from tests.export.test_tfhub_export import run_child
 from tests.helpers import offset_texts
 from tests.helpers.offset_texts import char_spans
 
@@ -103,10 +102,12 @@ def _packed(segments, seq_length, cls_id, sep_id):
 
 
 @pytest.mark.slow  # two exports and a serving process: ~1 min
-def test_sentencepiece_pair_equals_the_python_tokenizer(pair, model_file):
+def test_sentencepiece_pair_equals_the_python_tokenizer(
+  pair, model_file, tmp_path
+):
   pre, enc = pair
   texts = dict(TEXTS, more=offset_texts.TEXTS)
-  got = run_child(_CHILD, pre, enc, json.dumps(texts))
+  got = standalone.run_child(tmp_path, _CHILD, pre, enc, json.dumps(texts))
   python = SentencePieceTokenizer(model_file, do_lower_case=True)
   ids = lambda t: python.convert_tokens_to_ids(python.tokenize(t))  # noqa: E731
   cls_id, sep_id = python.vocab["[CLS]"], python.vocab["[SEP]"]
