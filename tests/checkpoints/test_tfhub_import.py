@@ -2,10 +2,6 @@
 TF Hub encoder of ckpt_a (shared golden set) and our own export give back
 ckpt_a's variables exactly; other SavedModels are refused in one line."""
 
-import os
-import subprocess
-import sys
-
 import numpy as np
 import pytest
 import tensorflow as tf
@@ -14,6 +10,7 @@ from bert_tf.checkpoints import tfhub_import
 from bert_tf.io_utils import InputError
 from tests.conftest import REPO
 from tests.export import standalone
+from tests.helpers import processes
 
 GOLDEN = REPO.parent / "shared" / "golden"
 CKPT_A = GOLDEN / "encoder" / "ckpt_a" / "bert_model.ckpt"
@@ -21,21 +18,15 @@ VOCAB = GOLDEN / "encoder" / "vocab_small.txt"
 
 
 def _convert(input_dir, output_dir):
-  return subprocess.run(
+  """`convert_checkpoint --input_format=tfhub` (its CompletedProcess)."""
+  return processes.run(
     [
-      sys.executable,
       "-m",
       "bert_tf.convert_checkpoint",
       "--input=%s" % input_dir,
       "--input_format=tfhub",
       "--output_dir=%s" % output_dir,
-    ],
-    cwd=REPO,
-    capture_output=True,
-    text=True,
-    timeout=300,
-    check=False,
-    env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2"),
+    ]
   )
 
 

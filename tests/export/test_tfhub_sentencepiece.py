@@ -6,10 +6,7 @@ golden texts; `tokenize_with_offsets` of both preprocessors; and
 and one laid out as Model Garden's)."""
 
 import json
-import os
 import re
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -24,6 +21,7 @@ from bert_tf.tokenizers.tokenization import FullTokenizer
 from tests.conftest import REPO
 from tests.export import standalone
 from tests.helpers import offset_texts
+from tests.helpers import processes
 from tests.helpers.offset_texts import char_spans
 
 pytestmark = pytest.mark.process  # exports, conversions, serving processes
@@ -177,22 +175,16 @@ def test_wordpiece_preprocessor_offsets(tmp_path):
 
 
 def _convert(input_dir, output_dir, *flags):
-  return subprocess.run(
+  """`convert_checkpoint --input_format=tfhub` (its CompletedProcess)."""
+  return processes.run(
     [
-      sys.executable,
       "-m",
       "bert_tf.convert_checkpoint",
       "--input=%s" % input_dir,
       "--input_format=tfhub",
       "--output_dir=%s" % output_dir,
     ]
-    + list(flags),
-    cwd=REPO,
-    capture_output=True,
-    text=True,
-    timeout=300,
-    check=False,
-    env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2"),
+    + list(flags)
   )
 
 
