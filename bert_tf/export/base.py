@@ -118,6 +118,8 @@ class Exporter:
   # Padded output -> the output holding each row's real length (for
   # clients such as bert_tf.predict, which trims them).
   PADDED_OUTPUTS = {}
+  # False: a bfloat16 export keeps float32 weights (see `serving_copy`).
+  BFLOAT16_WEIGHTS = True
 
   def __init__(
     self, config, vocab_file, do_lower_case, max_seq_length, options=None
@@ -128,6 +130,7 @@ class Exporter:
         "--max_seq_length=%d: too short for [CLS] x [SEP]" % max_seq_length
       )
     self.max_seq_length = max_seq_length
+    self.config = config
     given = dict(options or {})
     self.options = self.resolve_options(
       {o.name: given.get(o.name, o.default) for o in self.OPTIONS}
@@ -308,6 +311,34 @@ class Exporter:
     """{signature name: concrete function}, `serving_default` first."""
     return {"serving_default": self.signature()}
 
+  def serving_copy(self):
+    """The model the SavedModel serves. A `--dtype=bfloat16` export keeps
+    its weights in bfloat16, cast once here: the mixed policy would cast
+    every float32 kernel on every request, a fifth of a single short
+    request's time (benchmarks/README.md, "bfloat16 weights")."""
+    if (
+      not self.bfloat16_weights() or self._metadata["dtype"] != "mixed_bfloat16"
+    ):
+      return self.model
+    previous = keras.mixed_precision.global_policy()
+    keras.mixed_precision.set_global_policy("bfloat16")
+    try:
+      copy = self.build_model(self.config)
+    finally:
+      keras.mixed_precision.set_global_policy(previous)
+    pairs = list(zip(copy.weights, self.model.weights))
+    if len(copy.weights) != len(self.model.weights) or any(
+      new.path != old.path or new.shape != old.shape for new, old in pairs
+    ):
+      raise RuntimeError("the bfloat16 copy of %s differs" % self.NAME)
+    for new, old in pairs:
+      new.assign(tf.cast(old.value, new.dtype))
+    return copy
+
+  def bfloat16_weights(self):
+    """Whether a bfloat16 export stores its weights in bfloat16."""
+    return self.BFLOAT16_WEIGHTS
+
   def saved_root(self):
     """The object the SavedModel tracks: weights, vocab."""
     root = tf.Module()
@@ -323,6 +354,7 @@ class Exporter:
       )
     parent = os.path.dirname(os.path.abspath(export_dir))
     tmp_dir = make_temp_dir(parent, ".export-")
+    trained, self.model = self.model, self.serving_copy()
     try:
       tf.saved_model.save(
         self.saved_root(), tmp_dir, signatures=self.signatures()
@@ -348,6 +380,7 @@ class Exporter:
         % (export_dir, first_line(why).replace(tmp_dir, export_dir))
       ) from e
     finally:
+      self.model = trained
       shutil.rmtree(tmp_dir, ignore_errors=True)
     logging.info("wrote SavedModel %s", export_dir)
     return export_dir

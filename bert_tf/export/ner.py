@@ -129,6 +129,11 @@ class NerExporter(Exporter):
       self.options["lstm_units"],
     )
 
+  def bfloat16_weights(self):
+    # The BiLSTM of the feature modes cannot be built in bfloat16 (its
+    # orthogonal initializer has no bfloat16 kernel).
+    return self.options["feature_mode"] == "fine_tune"
+
   def signatures(self):
     return {
       "serving_default": self.signature(),
