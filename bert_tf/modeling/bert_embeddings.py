@@ -31,12 +31,17 @@ class BertEmbeddings(keras.layers.Layer):
     c = self.config
     init = layer_utils.create_initializer(c.initializer_range)
 
-    # autocast=False: under a mixed policy only the gathered rows are cast,
-    # not the whole [V, H] table each step (and the three are summed in
-    # float32).
+    # float32 and autocast=False under any policy: only the gathered rows
+    # are cast, not the whole [V, H] table each step, and the three are
+    # summed in float32 (also in a bfloat16 SavedModel, whose other weights
+    # are bfloat16).
     def table(rows, name):
       return self.add_weight(
-        shape=(rows, c.hidden_size), initializer=init, name=name, autocast=False
+        shape=(rows, c.hidden_size),
+        initializer=init,
+        name=name,
+        dtype="float32",
+        autocast=False,
       )
 
     self.word_embeddings = table(c.vocab_size, "word_embeddings")
