@@ -16,7 +16,8 @@ ratio of the medians with the range of the per-round ratios.
     both sides), raw MRPC dev pairs in: the SavedModel of
     `export_saved_model --task=classifier` (in-graph tokenizer; bfloat16:
     `--dtype=bfloat16`) against BertTokenizerFast +
-    BertForSequenceClassification, both padding to --max_seq_length.
+    BertForSequenceClassification, both truncating to --max_seq_length
+    and running on the request's longest row (HF: padding="longest").
     Single-request p50 / p99 latency and batch-32 pairs/s.
 
 `--previous=COMMIT` adds bert_tf at that commit as a third side (its tree
@@ -301,7 +302,8 @@ def _torch_name(sides):
 def _print_serving(sides, latency, throughput, loads, agreement):
   print(
     "\n### serving: all-MiniLM-L6-v2 + 2-label head, MRPC dev pairs, "
-    "padded to %d; %d single requests, %d x %d pairs at batch 32\n%s"
+    "truncated to %d, padded to the request's longest; "
+    "%d single requests, %d x %d pairs at batch 32\n%s"
     % (
       FLAGS.max_seq_length,
       FLAGS.requests,

@@ -229,7 +229,8 @@ class Torch:
         [b for _, b in pairs],
         truncation="longest_first",
         max_length=max_seq_length,
-        padding="max_length",
+        # As the SavedModel, which runs on the request's longest row.
+        padding="longest",
         return_tensors="pt",
       )
       with torch.inference_mode(), self._autocast():
