@@ -354,8 +354,10 @@ class Exporter:
       )
     parent = os.path.dirname(os.path.abspath(export_dir))
     tmp_dir = make_temp_dir(parent, ".export-")
-    trained, self.model = self.model, self.serving_copy()
+    trained = getattr(self, "model", None)  # TF Hub preprocessors have none
     try:
+      if trained is not None:
+        self.model = self.serving_copy()
       tf.saved_model.save(
         self.saved_root(), tmp_dir, signatures=self.signatures()
       )
@@ -380,7 +382,8 @@ class Exporter:
         % (export_dir, first_line(why).replace(tmp_dir, export_dir))
       ) from e
     finally:
-      self.model = trained
+      if trained is not None:
+        self.model = trained
       shutil.rmtree(tmp_dir, ignore_errors=True)
     logging.info("wrote SavedModel %s", export_dir)
     return export_dir
