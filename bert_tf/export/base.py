@@ -118,8 +118,6 @@ class Exporter:
   # Padded output -> the output holding each row's real length (for
   # clients such as bert_tf.predict, which trims them).
   PADDED_OUTPUTS = {}
-  # False: a bfloat16 export keeps float32 weights (see `serving_copy`).
-  BFLOAT16_WEIGHTS = True
 
   def __init__(
     self, config, vocab_file, do_lower_case, max_seq_length, options=None
@@ -314,8 +312,8 @@ class Exporter:
   def serving_copy(self):
     """The model the SavedModel serves. A `--dtype=bfloat16` export keeps
     its weights in bfloat16, cast once here: the mixed policy would cast
-    every float32 kernel on every request, a fifth of a single short
-    request's time (benchmarks/README.md, "bfloat16 weights")."""
+    every float32 kernel on every request (12% of a single MRPC pair's
+    latency: benchmarks/README.md, round 10)."""
     if (
       not self.bfloat16_weights() or self._metadata["dtype"] != "mixed_bfloat16"
     ):
@@ -337,7 +335,7 @@ class Exporter:
 
   def bfloat16_weights(self):
     """Whether a bfloat16 export stores its weights in bfloat16."""
-    return self.BFLOAT16_WEIGHTS
+    return True
 
   def saved_root(self):
     """The object the SavedModel tracks: weights, vocab."""

@@ -25,9 +25,11 @@ class TfHubExporter(Exporter):
   """An `Exporter` whose SavedModel root is `self.root`."""
 
   root = None
-  # The root captures the model's own variables, which TF Hub users
-  # fine-tune: they stay float32 whatever the compute dtype.
-  BFLOAT16_WEIGHTS = False
+
+  def bfloat16_weights(self):
+    # The root captures the model's own variables, which TF Hub users
+    # fine-tune: they stay float32 whatever the compute dtype.
+    return False
 
   def saved_root(self):
     return self.root

@@ -10,24 +10,11 @@ from bert_tf.checkpoints import tfhub_import
 from bert_tf.io_utils import InputError
 from tests.conftest import REPO
 from tests.export import standalone
-from tests.helpers import processes
+from tests.helpers.checkpoints import convert_tfhub
 
 GOLDEN = REPO.parent / "shared" / "golden"
 CKPT_A = GOLDEN / "encoder" / "ckpt_a" / "bert_model.ckpt"
 VOCAB = GOLDEN / "encoder" / "vocab_small.txt"
-
-
-def _convert(input_dir, output_dir):
-  """`convert_checkpoint --input_format=tfhub` (its CompletedProcess)."""
-  return processes.run(
-    [
-      "-m",
-      "bert_tf.convert_checkpoint",
-      "--input=%s" % input_dir,
-      "--input_format=tfhub",
-      "--output_dir=%s" % output_dir,
-    ]
-  )
 
 
 def _assert_same_as_ckpt_a(prefix, expected_names):
@@ -51,7 +38,7 @@ def _ckpt_a_names(prefixes):
 
 @pytest.mark.process
 def test_model_gardens_encoder_gives_back_ckpt_a(tmp_path):
-  result = _convert(GOLDEN / "tfhub" / "encoder", tmp_path / "out")
+  result = convert_tfhub(GOLDEN / "tfhub" / "encoder", tmp_path / "out")
   assert result.returncode == 0, result.stderr[-2000:]
   _assert_same_as_ckpt_a(
     tmp_path / "out" / "bert_model.ckpt", _ckpt_a_names(("bert/",))
@@ -79,7 +66,7 @@ def test_round_trip_tf1_to_our_tfhub_and_back_is_exact(tmp_path):
     "--vocab_file=%s" % VOCAB,
     "--do_lower_case=True",
   )
-  result = _convert(export_dir, tmp_path / "back")
+  result = convert_tfhub(export_dir, tmp_path / "back")
   assert result.returncode == 0, result.stderr[-2000:]
   # The encoder and the masked-LM head (exported as `.mlm`).
   _assert_same_as_ckpt_a(
@@ -105,7 +92,7 @@ def test_a_saved_model_that_is_no_bert_is_refused_in_one_line(tmp_path):
   model = _save_module(
     tmp_path / "dense", **{"dense/kernel": np.ones((2, 3), "f4")}
   )
-  result = _convert(model, tmp_path / "out")
+  result = convert_tfhub(model, tmp_path / "out")
   assert result.returncode == 1
   assert result.stderr.strip().splitlines()[-1] == (
     "ERROR: --input=%s: not a BERT encoder SavedModel: no "

@@ -21,7 +21,7 @@ from bert_tf.tokenizers.tokenization import FullTokenizer
 from tests.conftest import REPO
 from tests.export import standalone
 from tests.helpers import offset_texts
-from tests.helpers import processes
+from tests.helpers.checkpoints import convert_tfhub
 from tests.helpers.offset_texts import char_spans
 
 pytestmark = pytest.mark.process  # exports, conversions, serving processes
@@ -174,20 +174,6 @@ def test_wordpiece_preprocessor_offsets(tmp_path):
   }
 
 
-def _convert(input_dir, output_dir, *flags):
-  """`convert_checkpoint --input_format=tfhub` (its CompletedProcess)."""
-  return processes.run(
-    [
-      "-m",
-      "bert_tf.convert_checkpoint",
-      "--input=%s" % input_dir,
-      "--input_format=tfhub",
-      "--output_dir=%s" % output_dir,
-    ]
-    + list(flags)
-  )
-
-
 def _assert_arrays(prefix, expected):
   converted = tf.train.load_checkpoint(str(prefix))
   assert sorted(converted.get_variable_to_shape_map()) == sorted(expected)
@@ -206,7 +192,7 @@ def _ckpt_a(prefixes):
 
 @pytest.mark.slow  # two exports and two conversions: ~1 min
 def test_our_sentencepiece_encoder_imports(pair, model_file, tmp_path):
-  result = _convert(pair[1], tmp_path / "back")
+  result = convert_tfhub(pair[1], tmp_path / "back")
   assert result.returncode == 0, result.stderr[-2000:]
   _assert_arrays(
     tmp_path / "back" / "bert_model.ckpt", _ckpt_a(("bert/", "cls/predictions"))
@@ -214,7 +200,7 @@ def test_our_sentencepiece_encoder_imports(pair, model_file, tmp_path):
   spiece = (tmp_path / "back" / "spiece.model").read_bytes()
   assert spiece == open(model_file, "rb").read()
   assert not (tmp_path / "back" / "vocab.txt").exists()
-  result = _convert(pair[1], tmp_path / "hf", "--output_format=hf")
+  result = convert_tfhub(pair[1], tmp_path / "hf", "--output_format=hf")
   assert result.returncode == 1
   assert result.stderr.strip().splitlines()[-1] == (
     "ERROR: --input=%s tokenizes with a SentencePiece model, which an HF "
@@ -266,7 +252,7 @@ def _model_garden_layout(folder, asset, rows=None, heads=4):
 
 def test_model_garden_sentencepiece_encoder_imports(model_file, tmp_path):
   encoder = _model_garden_layout(tmp_path / "garden", model_file)
-  result = _convert(encoder, tmp_path / "back")
+  result = convert_tfhub(encoder, tmp_path / "back")
   assert result.returncode == 0, result.stderr[-2000:]
   _assert_arrays(tmp_path / "back" / "bert_model.ckpt", _ckpt_a(("bert/",)))
   spiece = (tmp_path / "back" / "spiece.model").read_bytes()

@@ -21,6 +21,7 @@ from bert_tf.checkpoints import checkpoint_io
 from bert_tf.modeling import pretrained
 from bert_tf.modeling.bert_config import BertConfig
 from tests.conftest import FIXTURES
+from tests.helpers import processes
 
 ENCODER_DIR = FIXTURES / "encoder"
 # ckpt_b's 3000-token vocabulary and prefix, and its config as a dict.
@@ -87,4 +88,18 @@ def with_heads(folder, base, model):
   checkpoint_io.init_from_checkpoint(ckpt_prefix(base), model.tf1_variables())
   return checkpoint_io.save_tf1_checkpoint(
     str(folder / "bert_model.ckpt"), model.tf1_variables()
+  )
+
+
+def convert_tfhub(input_dir, output_dir, *flags):
+  """`convert_checkpoint --input_format=tfhub` (its CompletedProcess)."""
+  return processes.run(
+    [
+      "-m",
+      "bert_tf.convert_checkpoint",
+      "--input=%s" % input_dir,
+      "--input_format=tfhub",
+      "--output_dir=%s" % output_dir,
+    ]
+    + list(flags)
   )
