@@ -76,6 +76,27 @@ def define_flags():
   flags.DEFINE_integer("requests", 200, "Single requests per side and dtype.")
   flags.DEFINE_integer("serving_rounds", 3, "Batch-32 passes over dev.")
   flags.DEFINE_string("output_json", None, "Where to write every number.")
+  flags.DEFINE_bool(
+    "serving_env",
+    True,
+    "Run bert_tf's serving workers (--measures=serving alone) with "
+    "SERVING_ENV, the serving process settings docs/serving.md recommends.",
+  )
+
+
+# oneDNN reorders each weight once instead of on every call (serving never
+# changes weights; a process that trains must not set it), and the calling
+# thread joins the op's work instead of waiting for the pool's.
+SERVING_ENV = {
+  "TF_ONEDNN_ASSUME_FROZEN_WEIGHTS": "1",
+  "TF_ONEDNN_THREADPOOL_USE_CALLER_THREAD": "1",
+}
+
+
+def _serving_env(side):
+  if side == "bert_tf" and FLAGS.serving_env and FLAGS.measures == ["serving"]:
+    return SERVING_ENV
+  return {}
 
 
 class Worker:
@@ -85,6 +106,7 @@ class Worker:
     self.name, self.side, self.dtype, self.tree = name, side, dtype, tree
     log = open(os.path.join(FLAGS.work_dir, "%s_%s.log" % (name, dtype)), "w")
     env = dict(os.environ, PYTHONPATH=tree, TF_CPP_MIN_LOG_LEVEL="2")
+    env.update(_serving_env(side))
     if threads:
       env["PEER_TORCH_THREADS"] = str(threads)
     self.process = subprocess.Popen(
@@ -340,6 +362,11 @@ def _print_serving(sides, latency, throughput, loads, agreement):
   print(
     "load average (1 min) per batch round: %s; the machine was shared"
     % ", ".join("%.1f" % x for x in loads)
+  )
+  env = _serving_env("bert_tf")
+  print(
+    "bert_tf processes' environment: %s"
+    % (" ".join("%s=%s" % kv for kv in sorted(env.items())) or "default")
   )
 
 

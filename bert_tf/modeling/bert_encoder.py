@@ -10,6 +10,7 @@ Example:
     outputs["encoder_outputs"]   # list of the L layer outputs
     outputs["embedding_output"]  # [B, S, H], after LayerNorm (and dropout)
     encoder(inputs, output_attentions=True)["attentions"]  # L x [B, A, S, S]
+    encoder(inputs, skip_padding=True)  # predicting: padded positions are 0
 
 `input_mask` defaults to all ones and `segment_ids` to all zeros, as in the
 original. Weights exist right after construction; `tf1_variables()` maps the
@@ -19,6 +20,7 @@ policy (LayerNorm and softmax run in float32), `jit_compile` and a
 """
 
 import keras
+import tensorflow as tf
 
 from bert_tf.modeling import layer_utils
 from bert_tf.modeling.bert_embeddings import BertEmbeddings
@@ -51,7 +53,15 @@ class BertEncoder(keras.Model):
     """The word-embedding variable [V, H], tied to the MLM output layer."""
     return self.embeddings.word_embeddings
 
-  def call(self, inputs, training=False, output_attentions=False):
+  def call(
+    self, inputs, training=False, output_attentions=False, skip_padding=False
+  ):
+    """`skip_padding` (predicting): the blocks' dense layers and LayerNorms
+    run on the real tokens only, the attention scatters them back to [B, S]
+    (padded keys get exactly 0 attention either way, so real tokens come
+    out as without it, up to float rounding); padded positions of the
+    outputs are 0. Batches of uneven rows skip the padding's share of the
+    work (MRPC pairs at batch 32: 31%, benchmarks/README.md round 11)."""
     input_ids = inputs["input_ids"]
     input_mask = inputs.get("input_mask")
     if input_mask is None:
@@ -63,15 +73,29 @@ class BertEncoder(keras.Model):
       input_ids, segment_ids, training=training
     )
     adder = layer_utils.additive_attention_mask(input_mask, "float32")
-    x = embedding_output
+    if skip_padding and (training or output_attentions):
+      raise ValueError("skip_padding is for predicting without attentions")
+    x, rows = embedding_output, None
+    if skip_padding:
+      shape = keras.ops.shape(x)
+      rows = tf.where(keras.ops.reshape(input_mask, (-1,)) > 0)
+      x = tf.gather_nd(keras.ops.reshape(x, (-1, shape[-1])), rows)
     encoder_outputs, attentions = [], []
     for block in self.blocks:
       if output_attentions:
         x, probs = block(x, adder, training=training, return_attention=True)
         attentions.append(probs)
       else:
-        x = block(x, adder, training=training)
+        x = block(x, adder, training=training, rows=rows)
       encoder_outputs.append(x)
+    if skip_padding:  # unused ones are pruned from the graph
+      encoder_outputs = [
+        keras.ops.reshape(
+          tf.scatter_nd(rows, y, (shape[0] * shape[1], shape[2])), shape
+        )
+        for y in encoder_outputs
+      ]
+      x = encoder_outputs[-1]
     outputs = {
       "sequence_output": x,
       "pooled_output": self.pooler(x[:, 0, :]),

@@ -7,6 +7,9 @@ Example:
     context, probs = attention(x, attention_adder, batch=B, seq=S,
                                return_probs=True)
     # probs: [B, A, S, S] float32 softmax (before dropout)
+    # Predicting on the real tokens only: x [N, H] holds the rows of the
+    # [B*S, H] layout at `rows` ([N, 1], `tf.where(input_mask)`).
+    context = attention(x, attention_adder, batch=B, seq=S, rows=rows)
 
 q, k, v are fused H->H projections (kernels [H, H], as the TF1 variables);
 scores are multiplied by 1/sqrt(H/A) after q.k^T, padded keys get -10000
@@ -53,11 +56,24 @@ class BertSelfAttention(keras.layers.Layer):
       layer.build((None, config.hidden_size))
 
   def call(
-    self, x, attention_adder, batch, seq, training=False, return_probs=False
+    self,
+    x,
+    attention_adder,
+    batch,
+    seq,
+    training=False,
+    return_probs=False,
+    rows=None,
   ):
+    projections = [layer(x) for layer in (self.query, self.key, self.value)]
+    if rows is not None:  # padded keys: 0 (their adder zeroes them anyway)
+      width = self.num_heads * self.head_size
+      projections = [
+        tf.scatter_nd(rows, t, (batch * seq, width)) for t in projections
+      ]
     q, k, v = (
-      keras.ops.reshape(layer(x), (batch, seq, self.num_heads, self.head_size))
-      for layer in (self.query, self.key, self.value)
+      keras.ops.reshape(t, (batch, seq, self.num_heads, self.head_size))
+      for t in projections
     )
     # Predicting, the scale multiplies the scores, where grappler fuses
     # BatchMatMul * scale + adder into one oneDNN kernel
@@ -93,6 +109,8 @@ class BertSelfAttention(keras.layers.Layer):
       probs = self.dropout(keras.ops.cast(softmax, x.dtype), training=training)
     context = keras.ops.transpose(keras.ops.matmul(probs, v), (0, 2, 1, 3))
     context = keras.ops.reshape(context, (-1, self.num_heads * self.head_size))
+    if rows is not None:
+      context = tf.gather_nd(context, rows)
     return (context, softmax) if return_probs else context
 
   @staticmethod

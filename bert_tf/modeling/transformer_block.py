@@ -4,6 +4,8 @@ Example:
     block = TransformerBlock(config, name="layer_0")
     y = block(x, attention_adder, training=False)  # [B, S, H]
     y, probs = block(x, attention_adder, return_attention=True)  # + [B,A,S,S]
+    # Predicting on the real tokens only (x [N, H], rows = tf.where(mask)):
+    y = block(x, attention_adder, rows=rows)  # [N, H]
 
     a = LayerNorm(dropout(Dense_H(self_attention(x))) + x)
     y = LayerNorm(dropout(Dense_H(act(Dense_I(a)))) + a)
@@ -46,12 +48,18 @@ class TransformerBlock(keras.layers.Layer):
     for layer in (self.attention_layer_norm, self.output_layer_norm):
       layer.build((None, h))
 
-  def call(self, x, attention_adder, training=False, return_attention=False):
+  def call(
+    self, x, attention_adder, training=False, return_attention=False, rows=None
+  ):
     # Dense and LayerNorm run on [B*S, H], the original's 2D layout: a
     # Dense on [B, S, H] reshapes between MatMul and BiasAdd, which keeps
-    # oneDNN from fusing MatMul + BiasAdd (+ GELU when predicting).
-    shape = keras.ops.shape(x)
-    flat = keras.ops.reshape(x, (-1, x.shape[-1]))
+    # oneDNN from fusing MatMul + BiasAdd (+ GELU when predicting). With
+    # `rows`, x is already 2D: the real tokens.
+    if rows is None:
+      shape = keras.ops.shape(x)
+      flat = keras.ops.reshape(x, (-1, x.shape[-1]))
+    else:
+      shape, flat = keras.ops.shape(attention_adder)[::3], x
     outputs = self.attention(
       flat,
       attention_adder,
@@ -59,6 +67,7 @@ class TransformerBlock(keras.layers.Layer):
       seq=shape[1],
       training=training,
       return_probs=return_attention,
+      rows=rows,
     )
     context, probs = outputs if return_attention else (outputs, None)
     if training:  # the same function, its element-wise work fused by XLA
@@ -76,7 +85,8 @@ class TransformerBlock(keras.layers.Layer):
       # Dense applies the activation: oneDNN fuses MatMul + BiasAdd + GELU
       # only inside the layer.
       y = self.output_layer_norm(self.output_dense(self.intermediate(a)) + a)
-    y = keras.ops.reshape(y, shape)
+    if rows is None:
+      y = keras.ops.reshape(y, shape)
     return (y, probs) if return_attention else y
 
   def _fused_output(self, dense, x, residual, norm):

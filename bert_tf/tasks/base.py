@@ -22,6 +22,7 @@ is the union of their original TF1 names (so checkpoint I/O is a table).
 """
 
 import keras
+import tensorflow as tf
 
 from bert_tf.checkpoints import checkpoint_io
 from bert_tf.modeling.bert_encoder import BertEncoder
@@ -72,10 +73,22 @@ class TaskModel(keras.Model):
     """{label: head}: the layers besides the encoder that own TF1 names."""
     raise NotImplementedError
 
-  def encode(self, features, training):
-    """The encoder's outputs for the encoder inputs of `features`."""
+  def encode(self, features, training, skip_padding=False):
+    """The encoder's outputs for the encoder inputs of `features`.
+
+    `skip_padding` (predicting): a batch with padding runs the encoder's
+    dense layers on its real tokens only (`BertEncoder.call`: the same
+    real-token outputs, padded positions 0); a batch without skips the
+    gathers and scatters that would cost it ~4%.
+    """
     inputs = {k: features[k] for k in ENCODER_INPUTS if k in features}
-    return self.encoder(inputs, training=training)
+    if not skip_padding or "input_mask" not in inputs:
+      return self.encoder(inputs, training=training)
+    return tf.cond(
+      tf.reduce_all(inputs["input_mask"] > 0),
+      lambda: self.encoder(inputs, training=training),
+      lambda: self.encoder(inputs, training=training, skip_padding=True),
+    )
 
   def tf1_variables(self):
     """Original TF1 name -> variable, encoder and heads."""

@@ -60,7 +60,10 @@ class ClassifierModel(TaskModel):
     return self.num_labels == 1
 
   def call(self, features, training=False):
-    pooled = self.encode(features, training)["pooled_output"]
+    # Only the first token's output is read: predicting skips the padding.
+    pooled = self.encode(features, training, skip_padding=not training)[
+      "pooled_output"
+    ]
     logits = self.head(pooled, training=training)
     outputs = {"logits": logits}
     if self.is_regression:

@@ -44,7 +44,10 @@ class MultipleChoiceModel(TaskModel):
       for k, v in features.items()
       if k in ENCODER_INPUTS
     }
-    pooled = self.encode(choices, training)["pooled_output"]
+    # Only the first token's output is read: predicting skips the padding.
+    pooled = self.encode(choices, training, skip_padding=not training)[
+      "pooled_output"
+    ]
     logits = tf.reshape(self.head(pooled, training=training), [-1, num_choices])
     outputs = {
       "logits": logits,
