@@ -21,7 +21,8 @@
 # PRETRAIN_STEPS], SEEDS ["1
 # 2 3": fine-tuning seeds at step 0 and PRETRAIN_STEPS], CURVE_SEEDS ["1 2 3"],
 # TRAIN_EXAMPLES [2000 SST-2 training sentences], TASK_TEXT [0; 1: SST-2's
-# unlabeled training sentences join the pre-training text], PYTHON.
+# unlabeled training sentences join the pre-training text], BERT_CONFIG_FILE
+# [examples/bert_config_tiny.json; its vocab_size is replaced], PYTHON.
 # Each step's log is in OUTPUT_DIR/logs, its wall and CPU seconds in
 # OUTPUT_DIR/times.tsv. Finished steps are skipped when the script runs again
 # in the same OUTPUT_DIR (delete it to start over).
@@ -41,6 +42,7 @@ SEEDS=${SEEDS:-1 2 3}
 CURVE_SEEDS=${CURVE_SEEDS:-1 2 3}
 TRAIN_EXAMPLES=${TRAIN_EXAMPLES:-2000}
 TASK_TEXT=${TASK_TEXT:-0}
+BERT_CONFIG_FILE=${BERT_CONFIG_FILE:-examples/bert_config_tiny.json}
 export TF_CPP_MIN_LOG_LEVEL=${TF_CPP_MIN_LOG_LEVEL:-2}
 M="$OUT/model"
 mkdir -p "$OUT/data" "$OUT/sst2_data" "$OUT/logs" "$M"
@@ -88,9 +90,9 @@ cp "$GLUE_DIR/SST-2/dev.tsv" "$OUT/sst2_data/dev.tsv"
 [ -s "$M/vocab.txt" ] || run vocab "$PYTHON" -m data_prep.learn_vocab \
   --input_file="$OUT/data/train.txt" --vocab_size="$VOCAB_SIZE" \
   --num_unused_tokens=99 --do_lower_case=True --output_file="$M/vocab.txt"
-"$PYTHON" - "$M" <<'EOF'
+"$PYTHON" - "$M" "$BERT_CONFIG_FILE" <<'EOF'
 import json, sys
-config = json.load(open("examples/bert_config_tiny.json"))
+config = json.load(open(sys.argv[2]))
 config["vocab_size"] = sum(1 for _ in open(sys.argv[1] + "/vocab.txt"))
 json.dump(config, open(sys.argv[1] + "/bert_config.json", "w"), indent=2)
 EOF
