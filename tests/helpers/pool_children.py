@@ -23,7 +23,8 @@ def _running(pid):
   try:
     with open("/proc/%d/stat" % pid, encoding="ascii") as f:
       return f.read().rsplit(")", 1)[1].split()[0] != "Z"  # not a zombie
-  except FileNotFoundError:
+  # Reaped between the two looks: reading its stat file fails with ESRCH.
+  except (FileNotFoundError, ProcessLookupError):
     return False
 
 
