@@ -37,5 +37,8 @@ def children_left(seconds):
     time.sleep(0.05)
   left = [pid for pid in pids if _running(pid)]
   for pid in left:
-    os.kill(pid, signal.SIGKILL)
+    try:
+      os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:  # ended just now
+      pass
   return left
