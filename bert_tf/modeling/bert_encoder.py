@@ -62,6 +62,8 @@ class BertEncoder(keras.Model):
     out as without it, up to float rounding); padded positions of the
     outputs are 0. Batches of uneven rows skip the padding's share of the
     work (MRPC pairs at batch 32: 31%, benchmarks/README.md round 11)."""
+    if skip_padding and (training or output_attentions):
+      raise ValueError("skip_padding is for predicting without attentions")
     input_ids = inputs["input_ids"]
     input_mask = inputs.get("input_mask")
     if input_mask is None:
@@ -73,8 +75,6 @@ class BertEncoder(keras.Model):
       input_ids, segment_ids, training=training
     )
     adder = layer_utils.additive_attention_mask(input_mask, "float32")
-    if skip_padding and (training or output_attentions):
-      raise ValueError("skip_padding is for predicting without attentions")
     x, rows = embedding_output, None
     if skip_padding:
       shape = keras.ops.shape(x)
