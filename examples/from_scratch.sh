@@ -21,8 +21,12 @@
 # PRETRAIN_STEPS], SEEDS ["1
 # 2 3": fine-tuning seeds at step 0 and PRETRAIN_STEPS], CURVE_SEEDS ["1 2 3"],
 # TRAIN_EXAMPLES [2000 SST-2 training sentences], TASK_TEXT [0; 1: SST-2's
-# unlabeled training sentences join the pre-training text], BERT_CONFIG_FILE
-# [examples/bert_config_tiny.json; its vocab_size is replaced], PYTHON.
+# unlabeled training sentences join the pre-training text], DOC_STRIDE [1;
+# k: only every k-th training document is kept], EXTRA_TEXT [none; a file of
+# more documents for the pre-training text, e.g. examples/local_text.py's],
+# BERT_CONFIG_FILE [examples/bert_config_tiny.json; its vocab_size is
+# replaced], PYTHON. The held-out documents are the same whatever the last
+# three say.
 # Each step's log is in OUTPUT_DIR/logs, its wall and CPU seconds in
 # OUTPUT_DIR/times.tsv. Finished steps are skipped when the script runs again
 # in the same OUTPUT_DIR (delete it to start over).
@@ -42,7 +46,15 @@ SEEDS=${SEEDS:-1 2 3}
 CURVE_SEEDS=${CURVE_SEEDS:-1 2 3}
 TRAIN_EXAMPLES=${TRAIN_EXAMPLES:-2000}
 TASK_TEXT=${TASK_TEXT:-0}
+DOC_STRIDE=${DOC_STRIDE:-1}
+EXTRA_TEXT=${EXTRA_TEXT:-}
 BERT_CONFIG_FILE=${BERT_CONFIG_FILE:-examples/bert_config_tiny.json}
+case $DOC_STRIDE in
+  '' | *[!0-9]* | 0) echo "ERROR: DOC_STRIDE=$DOC_STRIDE: not a whole number >= 1" >&2; exit 2 ;;
+esac
+if [ -n "$EXTRA_TEXT" ] && [ ! -r "$EXTRA_TEXT" ]; then
+  echo "ERROR: EXTRA_TEXT=$EXTRA_TEXT: no such readable file" >&2; exit 2
+fi
 export TF_CPP_MIN_LOG_LEVEL=${TF_CPP_MIN_LOG_LEVEL:-2}
 M="$OUT/model"
 mkdir -p "$OUT/data" "$OUT/sst2_data" "$OUT/logs" "$M"
@@ -70,12 +82,19 @@ if [ ! -s "$OUT/data/heldout.txt" ]; then
       -v heldout="$OUT/data/heldout.txt" \
       '/^$/ { blank++ } { print > (blank < cut ? train : heldout) }' "$CORPUS"
 fi
+# The pre-training text: the training documents (every DOC_STRIDE-th), then
+# EXTRA_TEXT's (docs/pretraining.md, "How much text would"), then with
 # TASK_TEXT=1, task-adaptive pre-training: SST-2's training sentences,
 # labels dropped, join the pre-training text and the vocabulary's, 20 to a
 # document (unrelated phrases: they teach masked LM, not NSP). The dev
 # sentences never do. Measured in docs/pretraining.md; off by default.
 if [ ! -s "$OUT/data/train.txt" ]; then
-  cp "$OUT/data/corpus.txt" "$OUT/data/train.tmp"
+  awk -v k="$DOC_STRIDE" 'd % k == 0 { print } /^$/ { d++ }' \
+    "$OUT/data/corpus.txt" > "$OUT/data/train.tmp"
+  if [ -n "$EXTRA_TEXT" ]; then
+    echo >> "$OUT/data/train.tmp"
+    cat "$EXTRA_TEXT" >> "$OUT/data/train.tmp"
+  fi
   if [ "$TASK_TEXT" = 1 ]; then
     echo >> "$OUT/data/train.tmp"
     awk -F'\t' 'NR > 1 { print $1; if ((NR - 1) % 20 == 0) print "" }' \
