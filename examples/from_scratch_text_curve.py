@@ -28,6 +28,10 @@ from matplotlib import pyplot as plt
 import numpy as np
 
 
+def _sd(values):
+  return statistics.stdev(values) if len(values) > 1 else 0.0
+
+
 def run_point(out_dir):
   """(training words, {"random init"|"pre-trained": [accuracy per seed]})."""
   try:
@@ -55,6 +59,8 @@ def main(argv):
   parser.add_argument("--out_dirs", required=True, help="comma-separated")
   parser.add_argument("--plot", default="text_curve.png")
   args = parser.parse_args(argv[1:])
+  if not os.path.isdir(os.path.dirname(os.path.abspath(args.plot))):
+    sys.exit("ERROR: --plot=%s: no such folder" % args.plot)
   points = sorted(run_point(d) for d in args.out_dirs.split(","))
   if len(points) < 2:
     sys.exit("ERROR: --out_dirs: the fit needs two runs or more")
@@ -70,7 +76,7 @@ def main(argv):
       % (
         f"{words:,}",
         *(
-          "%.3f ± %.3f" % (means[k], statistics.stdev(arms[k]))
+          "%.3f ± %.3f" % (means[k], _sd(arms[k]))
           for k in ("random init", "pre-trained")
         ),
         100 * gaps[-1],
@@ -109,7 +115,7 @@ def main(argv):
     axis.errorbar(
       xs,
       [statistics.mean(v) for v in values],
-      [statistics.stdev(v) for v in values],
+      [_sd(v) for v in values],
       marker="os"[i],
       capsize=3,
       label=arm + ", mean ± sd of seeds",

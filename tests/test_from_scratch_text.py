@@ -144,6 +144,30 @@ def test_text_curve_fits_the_gap_per_doubling(tmp_path, capsys):
   assert plot.stat().st_size > 0
 
 
+def test_text_curve_takes_one_seed_and_refuses_a_missing_plot_folder(
+  tmp_path, capsys
+):
+  runs = [
+    _run_dir(tmp_path, "a", 1024, [0.70], [0.66]),
+    _run_dir(tmp_path, "b", 4096, [0.70], [0.68]),
+  ]
+  with pytest.raises(SystemExit, match="no_such_folder/c.png: no such folder"):
+    from_scratch_text_curve.main(
+      [
+        "x",
+        "--out_dirs=" + ",".join(runs),
+        "--plot=%s" % (tmp_path / "no_such_folder" / "c.png"),
+      ]
+    )
+  from_scratch_text_curve.main(
+    ["x", "--out_dirs=" + ",".join(runs), "--plot=%s" % (tmp_path / "c.png")]
+  )
+  out = capsys.readouterr().out
+  assert "| 1,024 | 0.700 ± 0.000 | 0.660 ± 0.000 | -4.0 points |" in out
+  # -4 and -2 points two doublings apart: +1 a doubling, 0 at 2^14 words.
+  assert "fit: 0 at about 16,384 words" in out
+
+
 def test_text_curve_refuses_an_unfinished_run(tmp_path):
   (tmp_path / "empty").mkdir()
   with pytest.raises(SystemExit, match="empty: not a finished"):
