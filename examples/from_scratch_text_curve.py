@@ -61,9 +61,11 @@ def main(argv):
   args = parser.parse_args(argv[1:])
   if not os.path.isdir(os.path.dirname(os.path.abspath(args.plot))):
     sys.exit("ERROR: --plot=%s: no such folder" % args.plot)
-  points = sorted(run_point(d) for d in args.out_dirs.split(","))
-  if len(points) < 2:
-    sys.exit("ERROR: --out_dirs: the fit needs two runs or more")
+  points = sorted(
+    (run_point(d) for d in args.out_dirs.split(",")), key=lambda p: p[0]
+  )
+  if len({words for words, _ in points}) < 2:
+    sys.exit("ERROR: --out_dirs: the fit needs runs on two amounts of text")
 
   print("| training words | random init | pre-trained | gap |")
   print("|---|---|---|---|")

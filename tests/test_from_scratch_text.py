@@ -174,3 +174,14 @@ def test_text_curve_refuses_an_unfinished_run(tmp_path):
     from_scratch_text_curve.main(
       ["x", "--out_dirs=%s" % (tmp_path / "empty"), "--plot=p.png"]
     )
+
+
+def test_text_curve_needs_two_amounts_of_text(tmp_path):
+  runs = [
+    _run_dir(tmp_path, "a", 1024, [0.70, 0.71], [0.66, 0.67]),
+    _run_dir(tmp_path, "b", 1024, [0.70, 0.72], [0.68, 0.69]),
+  ]
+  with pytest.raises(SystemExit, match="runs on two amounts of text"):
+    from_scratch_text_curve.main(
+      ["x", "--out_dirs=" + ",".join(runs), "--plot=%s" % (tmp_path / "c.png")]
+    )
