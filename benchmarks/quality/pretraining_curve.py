@@ -13,9 +13,9 @@ Not part of CI (tens of minutes on CPU). Steps:
    training records, scored on the held-out masked tokens;
 6. `run_pretraining.py --do_eval` on the held-out file (the CLI's own
    eval_results.txt) and a CSV + JSON summary (plot it with
-   benchmarks/plot_pretraining_curve.py).
+   benchmarks/quality/plot_pretraining_curve.py).
 
-    .venv/bin/python benchmarks/pretraining_curve.py \
+    .venv/bin/python benchmarks/quality/pretraining_curve.py \
       --corpus=../shared/data/corpus/tiny_pretrain_corpus.txt \
       --work_dir=out/pretraining_curve --num_train_steps=3000
 """
@@ -35,7 +35,9 @@ from absl import app
 from absl import flags
 import tensorflow as tf
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPO = os.path.dirname(
+  os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+)
 sys.path.insert(0, REPO)
 
 from bert_tf.checkpoints.engine_checkpoint import restore_engine_checkpoint

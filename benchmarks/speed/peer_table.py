@@ -1,4 +1,4 @@
-"""Helpers of `benchmarks/peer.py`'s tables: the CPU line, spreads, ratios."""
+"""Helpers of `peer.py`'s tables: the CPU line, spreads, ratios."""
 
 import os
 import statistics

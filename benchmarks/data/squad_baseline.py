@@ -5,7 +5,7 @@ The benchmark's reference point: `read_squad_examples`' character loop
 the uncached tokenizer, every context re-tokenized for every question,
 `_check_is_max_context` scanning every span for every token, and
 tf.train.Example protos as the original's FeatureWriter builds them. Only for
-benchmarks/squad_features.py.
+benchmarks/data/squad_features.py.
 """
 
 import collections

@@ -1,6 +1,6 @@
-"""Plots benchmarks/pretraining_curve.py's curve.csv (needs matplotlib only).
+"""Plots pretraining_curve.py's curve.csv (needs matplotlib only).
 
-    python benchmarks/plot_pretraining_curve.py out/pretraining_curve \
+    python benchmarks/quality/plot_pretraining_curve.py out/pretraining_curve \
       out/pretraining_curve.png
 """
 
@@ -49,4 +49,6 @@ def main(work_dir, png_path):
 
 
 if __name__ == "__main__":
+  if len(sys.argv) != 3:
+    sys.exit("usage: plot_pretraining_curve.py RUN_DIR PNG_PATH")
   main(sys.argv[1], sys.argv[2])

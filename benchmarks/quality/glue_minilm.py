@@ -7,10 +7,11 @@ each task's train set and evaluates on dev. Prints and saves (JSON) the dev
 metrics and wall times. --eval_every_steps also records the dev metrics
 during training, for `python -m bert_tf.plot_run --output_dir=<work_dir>/mrpc`.
 
-    python benchmarks/glue_minilm.py --tasks=mrpc,sts-b \
+    python benchmarks/quality/glue_minilm.py --tasks=mrpc,sts-b \
       --glue_dir=../shared/data/glue \
       --model_dir=../shared/models/all-MiniLM-L6-v2 --work_dir=/tmp/glue
-    python benchmarks/glue_minilm.py --tasks=mrpc --dtype=mixed_bfloat16 \
+    python benchmarks/quality/glue_minilm.py --tasks=mrpc \
+      --dtype=mixed_bfloat16 \
       --seed=1 --work_dir=/tmp/glue_bf16
 """
 
@@ -24,7 +25,9 @@ from absl import app
 from absl import flags
 
 FLAGS = flags.FLAGS
-_REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_REPO = os.path.dirname(
+  os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+)
 _SHARED = os.path.join(_REPO, "..", "shared")
 
 flags.DEFINE_list("tasks", ["mrpc", "sts-b"], "Tasks to fine-tune, in order.")

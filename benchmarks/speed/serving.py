@@ -14,7 +14,7 @@ that other load on the machine hits both alike. Both paths are
 checked to give the same probabilities first. Prints a table and writes
 --output_json.
 
-    python -m benchmarks.serving --work_dir=/tmp/serving_bench
+    python -m benchmarks.speed.serving --work_dir=/tmp/serving_bench
 """
 
 import json
@@ -39,7 +39,9 @@ from bert_tf.tokenizers import tokenization
 from data_prep.classifier.example import InputExample
 from data_prep.classifier.features import convert_single_example
 
-_REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_REPO = os.path.dirname(
+  os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+)
 _SHARED = os.path.join(_REPO, "..", "shared")
 FLAGS = flags.FLAGS
 
@@ -71,7 +73,7 @@ def define_flags():
     "prepare_only",
     False,
     "Only write the checkpoint, its head.npz and the SavedModel "
-    "(benchmarks/peer.py).",
+    "(benchmarks/speed/peer.py).",
   )
 
 
@@ -92,7 +94,7 @@ def _prepare():
   """Converted MiniLM + a classifier head (TF1) and its SavedModel.
 
   Also writes the head as `head.npz` (weight [2, H], bias [2]) for the
-  HF model of benchmarks/peer.py.
+  HF model of benchmarks/speed/peer.py.
   """
   ckpt_dir = os.path.join(FLAGS.work_dir, "minilm")
   if not os.path.exists(os.path.join(ckpt_dir, "bert_model.ckpt.index")):

@@ -12,7 +12,7 @@ line with the same flags (e.g. a copy of the original script runnable under
 `tensorflow.compat.v1`).
 
 Example:
-    .venv/bin/python benchmarks/pretraining_data.py \
+    .venv/bin/python benchmarks/data/pretraining_data.py \
       --corpus=../shared/data/corpus/tiny_pretrain_corpus.txt
 """
 
@@ -25,7 +25,9 @@ import sys
 import tempfile
 import time
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REPO = os.path.dirname(
+  os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+)
 _SUMMARY = re.compile(r"(\d+) documents, (\d+) instances, (\d+) masked")
 
 

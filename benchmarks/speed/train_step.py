@@ -7,9 +7,9 @@ implies, and its share of a plain matmul's rate in the same dtype measured
 right before it in the same round (see `step_timing.py`). Rounds are
 interleaved; the table shows medians and the load average.
 
-    python -m benchmarks.train_step --dtype=float32,mixed_bfloat16 \
+    python -m benchmarks.speed.train_step --dtype=float32,mixed_bfloat16 \
       --shapes=128x8,128x32,384x8 --rounds=3 --steps=1
-    python -m benchmarks.train_step --profile_dir=/tmp/prof --shapes=128x8
+    python -m benchmarks.speed.train_step --profile_dir=/tmp/prof --shapes=128x8
 """
 
 import os
@@ -23,7 +23,7 @@ from absl import flags
 import keras
 import tensorflow as tf
 
-from benchmarks import step_timing
+from benchmarks.speed import step_timing
 from bert_tf.tasks.squad import SquadTask
 from bert_tf.training import optimization
 from bert_tf.training.trainer import Trainer

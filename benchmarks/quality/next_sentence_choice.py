@@ -16,7 +16,7 @@ The default budget fits ~20 minutes on 2 shared CPU cores: 3,000 training
 examples, 1 epoch, seq 96, batch 16, lr 5e-5 (from the paper's grid), 500
 dev examples.
 
-    python benchmarks/next_sentence_choice.py --work_dir=/tmp/nsc
+    python benchmarks/quality/next_sentence_choice.py --work_dir=/tmp/nsc
 """
 
 import csv
@@ -30,7 +30,9 @@ import time
 from absl import app
 from absl import flags
 
-_REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_REPO = os.path.dirname(
+  os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+)
 _SHARED = os.path.join(_REPO, "..", "shared")
 
 FLAGS = flags.FLAGS

@@ -1,6 +1,6 @@
-"""One side of `benchmarks/peer.py`: bert_tf or HF PyTorch in one dtype.
+"""One side of `benchmarks/speed/peer.py`: bert_tf or HF PyTorch in one dtype.
 
-Started by peer.py as `python benchmarks/peer_worker.py SIDE DTYPE` with
+Started by peer.py as `python benchmarks/speed/peer_worker.py SIDE DTYPE` with
 PYTHONPATH set to the bert_tf tree under test (the working tree, or an
 extracted older commit), so this file imports only bert_tf names that older
 trees have too. It answers one JSON line per request on stdin:
@@ -288,4 +288,6 @@ def main(side, dtype):
 
 
 if __name__ == "__main__":
+  if len(sys.argv) != 3:
+    sys.exit("usage: peer_worker.py SIDE DTYPE (started by peer.py)")
   main(*sys.argv[1:3])

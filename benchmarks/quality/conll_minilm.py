@@ -8,7 +8,8 @@ and tags valid.txt and test.txt. Prints and saves (work_dir/summary.json,
 one entry per mode, kept across invocations) the dev and test entity F1
 and the wall time of each run.
 
-    python benchmarks/conll_minilm.py --modes=fine_tune,concat_last_four \
+    python benchmarks/quality/conll_minilm.py \
+      --modes=fine_tune,concat_last_four \
       --conll_dir=../shared/data/conll2003 \
       --model_dir=../shared/models/all-MiniLM-L6-v2 \
       --work_dir=/tmp/conll_minilm
@@ -29,7 +30,9 @@ from absl import app
 from absl import flags
 
 FLAGS = flags.FLAGS
-_REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_REPO = os.path.dirname(
+  os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+)
 _SHARED = os.path.join(_REPO, "..", "shared")
 
 flags.DEFINE_list(

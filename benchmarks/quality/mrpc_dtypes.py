@@ -10,8 +10,9 @@ channel and each input per call).
 Scores the 408 MRPC dev pairs (accuracy, F1 of class 1) and times batch-32
 passes over them, dtypes interleaved round by round; prints the CPU line.
 
-    python benchmarks/glue_minilm.py --tasks=mrpc --seed=1 --work_dir=/tmp/g1
-    python -m benchmarks.mrpc_dtypes --run_dir=/tmp/g1/mrpc \
+    python benchmarks/quality/glue_minilm.py --tasks=mrpc --seed=1 \
+      --work_dir=/tmp/g1
+    python -m benchmarks.quality.mrpc_dtypes --run_dir=/tmp/g1/mrpc \
       --model_dir=/tmp/g1/minilm_ckpt
 """
 
@@ -27,14 +28,14 @@ from sklearn.metrics import accuracy_score
 from sklearn.metrics import f1_score
 import tensorflow as tf
 
-from benchmarks import peer_table
+from benchmarks.speed import peer_table
 from bert_tf.export.classifier import ClassifierExporter
 from bert_tf.modeling.bert_config import BertConfig
 from bert_tf.training import distribution
 from data_prep.classifier.tasks import get_processor
 
 FLAGS = flags.FLAGS
-_SHARED = os.path.join(os.path.dirname(__file__), "..", "..", "shared")
+_SHARED = os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared")
 _POLICIES = {"float32": "float32", "bfloat16": "mixed_bfloat16", "int8": None}
 
 

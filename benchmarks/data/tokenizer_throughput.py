@@ -10,7 +10,7 @@ Prints lines/s for
 and the ratios (b)/(a) (target >= 5) and (c)/(d) (target >= 1). Every path
 produces ids; (c) and (d) are checked against (a) before timing.
 
-  python -m benchmarks.tokenizer_throughput \
+  python -m benchmarks.data.tokenizer_throughput \
       --squad_file=../shared/data/squad/dev-v1.1.json
 """
 

@@ -13,7 +13,7 @@ Two views of the host's op events (`step_timing.profile` prints both):
   training, one per step is the optimizer's update, which waits for every
   gradient (global-norm clipping).
 
-    python -m benchmarks.trace_report /tmp/prof/mixed_bfloat16_128x8
+    python -m benchmarks.speed.trace_report /tmp/prof/mixed_bfloat16_128x8
 """
 
 import collections
@@ -186,5 +186,5 @@ def print_report(logdir, top=15):
 
 if __name__ == "__main__":
   if len(sys.argv) != 2 or not os.path.isdir(sys.argv[1]):
-    sys.exit("usage: python -m benchmarks.trace_report TRACE_DIR")
+    sys.exit("usage: python -m benchmarks.speed.trace_report TRACE_DIR")
   print_report(sys.argv[1])

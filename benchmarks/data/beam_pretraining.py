@@ -12,7 +12,7 @@ by the shard size, not the corpus. Each run is a fresh process tree; peak
 memory is the largest resident set of any of its processes. Prints
 instances/s and peak MB per variant.
 
-    python -m benchmarks.beam_pretraining --target_mb=30 --repeats=2
+    python -m benchmarks.data.beam_pretraining --target_mb=30 --repeats=2
 """
 
 import os
@@ -26,7 +26,9 @@ import time
 from absl import app
 from absl import flags
 
-_REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_REPO = os.path.dirname(
+  os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+)
 _SHARED = os.path.join(_REPO, "..", "shared")
 
 FLAGS = flags.FLAGS

@@ -21,7 +21,7 @@ import time
 from absl import flags
 import tensorflow as tf
 
-from benchmarks import trace_report
+from benchmarks.speed import trace_report
 from bert_tf.modeling.bert_config import BertConfig
 
 CONFIGS = {

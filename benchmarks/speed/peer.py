@@ -25,7 +25,7 @@ extracted with `git archive`; same Python and packages). Every table is
 printed with the CPU's name and ISA flags, and the load average.
 
     pip install -r requirements-bench.txt   # torch CPU build, transformers
-    python -m benchmarks.peer --measures=inference,training,serving \
+    python -m benchmarks.speed.peer --measures=inference,training,serving \
       --rounds=5 --previous=6b168fd --output_json=/tmp/peer.json
 """
 
@@ -37,9 +37,11 @@ import sys
 from absl import app
 from absl import flags
 
-from benchmarks import peer_table
+from benchmarks.speed import peer_table
 
-_REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_REPO = os.path.dirname(
+  os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+)
 _SHARED = os.path.join(_REPO, "..", "shared")
 FLAGS = flags.FLAGS
 
@@ -110,7 +112,10 @@ class Worker:
     if threads:
       env["PEER_TORCH_THREADS"] = str(threads)
     self.process = subprocess.Popen(
-      [sys.executable, os.path.join(_REPO, "benchmarks", "peer_worker.py")]
+      [
+        sys.executable,
+        os.path.join(_REPO, "benchmarks", "speed", "peer_worker.py"),
+      ]
       + [side, dtype],
       cwd=tree,
       env=env,
@@ -239,7 +244,7 @@ def _export(name, tree, dtype):
   work = os.path.join(FLAGS.work_dir, "serving")
   if tree == _REPO:  # checkpoint, head.npz and this tree's export
     subprocess.run(
-      [sys.executable, "-m", "benchmarks.serving", "--prepare_only"]
+      [sys.executable, "-m", "benchmarks.speed.serving", "--prepare_only"]
       + ["--work_dir=" + work, "--model_dir=" + FLAGS.model_dir]
       + ["--max_seq_length=%d" % FLAGS.max_seq_length, "--dtype=" + dtype],
       cwd=_REPO,

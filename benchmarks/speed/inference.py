@@ -6,7 +6,7 @@ training=False)` in a `tf.function` per dtype and SEQxBATCH shape, the model
 GFLOP/s that implies and its share of the same round's matmul rate in that
 dtype (`step_timing.py`). Rounds are interleaved; the table shows medians.
 
-    python -m benchmarks.inference --dtype=float32,mixed_bfloat16 \
+    python -m benchmarks.speed.inference --dtype=float32,mixed_bfloat16 \
       --shapes=128x8,128x32,384x8 --rounds=3
 """
 
@@ -20,7 +20,7 @@ from absl import flags
 import keras
 import tensorflow as tf
 
-from benchmarks import step_timing
+from benchmarks.speed import step_timing
 from bert_tf.tasks.squad import SquadModel
 
 step_timing.define_flags(default_rounds=5)

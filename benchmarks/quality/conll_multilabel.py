@@ -11,7 +11,7 @@ with the same function: the majority label set of the training data, the
 most frequent single label, and the constant set with the best training
 micro-F1.
 
-    python -m benchmarks.conll_multilabel --num_train=5000 \
+    python -m benchmarks.quality.conll_multilabel --num_train=5000 \
       --work_dir=/tmp/conll_multilabel
 """
 
@@ -29,7 +29,9 @@ import numpy as np
 from bert_tf.tasks.glue_metrics import multi_label_metrics
 
 FLAGS = flags.FLAGS
-_REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_REPO = os.path.dirname(
+  os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+)
 _SHARED = os.path.join(_REPO, "..", "shared")
 LABELS = ("LOC", "MISC", "ORG", "PER")
 

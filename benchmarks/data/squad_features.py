@@ -2,7 +2,7 @@
 
 Every variant runs in a fresh subprocess (its own peak RSS), `--repeats`
 times, interleaved so that both see the same machine load:
-  baseline: benchmarks/squad_baseline.py -- the original's reading and
+  baseline: benchmarks/data/squad_baseline.py -- the original's reading and
     featurization, uncached, one process, tf.io.TFRecordWriter; the features
     are kept in memory, as the original keeps them for write_predictions.
   ours, N workers: what `python -m data_prep.squad` runs --
@@ -21,7 +21,7 @@ order (the bytes differ only in the order of the feature map's entries, which
 protobuf leaves open), and are byte-identical for every worker count.
 
 Usage:
-  python -m benchmarks.squad_features \\
+  python -m benchmarks.data.squad_features \\
     --input_file=../shared/data/squad/dev-v1.1.json \\
     --vocab_file=tests/fixtures/vocab_uncased.txt --num_workers=1,2,cli \
     --repeats=3
@@ -81,7 +81,7 @@ def _convert_baseline(settings):
   """Returns (examples, features); the caller imported TensorFlow."""
   import tensorflow as tf  # pylint: disable=g-import-not-at-top
 
-  from benchmarks import squad_baseline  # pylint: disable=g-import-not-at-top
+  from benchmarks.data import squad_baseline  # pylint: disable=g-import-not-at-top
   from bert_tf import tokenization  # pylint: disable=g-import-not-at-top
 
   examples = squad_baseline.read_eval_examples(FLAGS.input_file)
@@ -178,7 +178,7 @@ def _spawn(variant, output_file):
   args = [
     sys.executable,
     "-m",
-    "benchmarks.squad_features",
+    "benchmarks.data.squad_features",
     "--variant=" + variant,
     "--output_file=" + output_file,
     "--input_file=" + FLAGS.input_file,

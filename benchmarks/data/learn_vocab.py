@@ -14,7 +14,7 @@ dev-v1.1, split into words by the original BasicTokenizer: the share of
 words that become [UNK] and the WordPiece pieces per word, for (a) and for
 Google's vocabulary (and SentencePiece pieces per whitespace word for (c)).
 
-    python -m benchmarks.learn_vocab --vocab_size=8000 --output_dir=/tmp/lv
+    python -m benchmarks.data.learn_vocab --vocab_size=8000 --output_dir=/tmp/lv
 """
 
 import json
@@ -30,7 +30,9 @@ from bert_tf.tokenizers.sentencepiece_tokenizer import preprocess_text
 from bert_tf.tokenizers.sentencepiece_tokenizer import SentencePieceTokenizer
 from bert_tf.tokenizers.tokenization import FullTokenizer
 
-_REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_REPO = os.path.dirname(
+  os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+)
 _SHARED = os.path.join(_REPO, "..", "shared", "data")
 
 FLAGS = flags.FLAGS

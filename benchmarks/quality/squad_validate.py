@@ -5,7 +5,8 @@ Converts dev-v1.1.json (expected 10,570 questions -> 10,833 features at
 every record back with tf.io.parse_single_example and compares it with the
 in-memory features (and the sidecar with their tokens and maps).
 
-Usage: python -m benchmarks.squad_validate [--data_dir=../shared/data/squad]
+Usage:
+  python -m benchmarks.quality.squad_validate [--data_dir=../shared/data/squad]
 """
 
 import os
