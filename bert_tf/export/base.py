@@ -250,7 +250,10 @@ class Exporter:
       segments = [self.tokenizer(text_a)]
     else:
       text_a, text_b = self.check_batch([text_a, text_b])
-      segments = [self.tokenizer(text_a), self.tokenizer(text_b)]
+      # One tokenizer pass over both texts: half the ops of two.
+      ids = self.tokenizer(tf.concat([text_a, text_b], 0))
+      half = tf.shape(text_a)[0]
+      segments = [ids[:half], ids[half:]]
     return self.tokenizer.pack(segments, self.max_seq_length)
 
   def model_outputs(self, features, outputs):

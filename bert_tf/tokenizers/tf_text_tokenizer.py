@@ -78,39 +78,76 @@ def pack_inputs(segments, max_seq_length, cls_id, sep_id):
 
   Pairs are truncated longest-first, popping from the end of the longer
   segment and from the second on ties (`_truncate_seq_pair`), to
-  max_seq_length - 3; `RoundRobinTrimmer` yields exactly these lengths for
-  two segments. A single segment keeps its first max_seq_length - 2 ids. Like
-  the original, a row whose second segment is empty is packed as a single
-  text, and one whose second segment is truncated away (max_seq_length <= 4)
-  gets no second [SEP]. Returns int32 [B, max_seq_length] `input_ids`,
-  `input_mask`, `segment_ids`, zero-padded.
+  max_seq_length - 3. A single segment keeps its first max_seq_length - 2
+  ids. Like the original, a row whose second segment is empty is packed as
+  a single text, and one whose second segment is truncated away
+  (max_seq_length <= 4) gets no second [SEP]. Returns int32 [B,
+  max_seq_length] `input_ids`, `input_mask`, `segment_ids`, zero-padded.
+
+  The lengths are computed in closed form and every position gathers its id
+  in one op: tensorflow_text's trimmer, `combine_segments` and
+  `pad_model_inputs` (the same values, `tests/tokenizers`) took ~300 small
+  ops for a pair, more executor time than their work on a single request.
   """
   if len(segments) not in (1, 2):
     raise ValueError(
       "pack_inputs takes 1 or 2 segments, got %d" % len(segments)
     )
-  pack = lambda segs: _combine(segs, max_seq_length, cls_id, sep_id)
-  single = pack(text.RoundRobinTrimmer(max_seq_length - 2).trim(segments[:1]))
-  if len(segments) == 1:
-    return single
-  trimmed = text.RoundRobinTrimmer(max_seq_length - 3).trim(segments)
-  pair, lone_a = pack(trimmed), pack(trimmed[:1])
-  has_b = tf.expand_dims(segments[1].row_lengths() > 0, 1)
-  kept_b = tf.expand_dims(trimmed[1].row_lengths() > 0, 1)
+  a = segments[0]
+  la = a.row_lengths()
+  if len(segments) == 2:
+    b_values, b_starts, lb = (
+      segments[1].values,
+      segments[1].row_starts(),
+      segments[1].row_lengths(),
+    )
+  else:
+    b_values, b_starts, lb = a.values[:0], tf.zeros_like(la), tf.zeros_like(la)
+  pair = lb > 0
+  lengths = tf.constant([max_seq_length - 2, max_seq_length - 3], tf.int64)
+  budget = tf.maximum(tf.gather(lengths, tf.cast(pair, tf.int32)), 0)
+  # Popping from the longer and from b on ties leaves b at most half.
+  ta = tf.minimum(
+    la, tf.where(pair, tf.maximum(budget - lb, (budget + 1) // 2), budget)
+  )
+  tb = tf.minimum(lb, budget - ta)  # 0 for a single text
+  # Ids at the end of one flat array: a's, b's, [CLS], [SEP], padding.
+  values = tf.concat(
+    [
+      tf.cast(a.values, tf.int64),
+      tf.cast(b_values, tf.int64),
+      tf.constant([cls_id, sep_id, 0], tf.int64),
+    ],
+    0,
+  )
+  n = tf.shape(values, out_type=tf.int64)[0]
+  cls, sep, pad = n - 3, n - 2, n - 1
+  col = lambda t: tf.expand_dims(t, 1)
+  ta, tb = col(ta), col(tb)
+  p = tf.range(max_seq_length, dtype=tf.int64)[tf.newaxis]
+  b_first = ta + 2  # position of b's first id
+  in_b = (p >= b_first) & (p < b_first + tb)
+  second_sep = (p == b_first + tb) & (tb > 0)
+  index = tf.where(
+    p == 0,
+    cls,
+    tf.where(
+      p <= ta,
+      col(a.row_starts()) + p - 1,
+      tf.where(
+        (p == ta + 1) | second_sep,
+        sep,
+        tf.where(
+          in_b, col(b_starts + tf.size(a.values, tf.int64)) + p - b_first, pad
+        ),
+      ),
+    ),
+  )
+  length = ta + 2 + tb + tf.cast(tb > 0, tf.int64)
   return {
-    k: tf.where(has_b, tf.where(kept_b, pair[k], lone_a[k]), single[k])
-    for k in pair
-  }
-
-
-def _combine(segments, max_seq_length, cls_id, sep_id):
-  ids, segment_ids = text.combine_segments(segments, cls_id, sep_id)
-  input_ids, input_mask = text.pad_model_inputs(ids, max_seq_length)
-  segment_ids, _ = text.pad_model_inputs(segment_ids, max_seq_length)
-  return {
-    "input_ids": tf.cast(input_ids, tf.int32),
-    "input_mask": tf.cast(input_mask, tf.int32),
-    "segment_ids": tf.cast(segment_ids, tf.int32),
+    "input_ids": tf.cast(tf.gather(values, index), tf.int32),
+    "input_mask": tf.cast(p < length, tf.int32),
+    "segment_ids": tf.cast(in_b | second_sep, tf.int32),
   }
 
 
@@ -149,15 +186,22 @@ class TfTextTokenizer(keras.layers.Layer):
     texts = normalize(
       tf.convert_to_tensor(texts, tf.string), self.do_lower_case
     )
-    ids = self._fast.tokenize(texts)
     # A word over 200 bytes has a run of >= 51 non-space characters; only
-    # such rows can need the exact path.
+    # such rows can need the exact path, and a request without one skips
+    # its ops.
     redo = tf.strings.regex_full_match(texts, _LONG_RUN)
+    return tf.cond(
+      tf.reduce_any(redo),
+      lambda: self._fast_or_exact(texts, redo),
+      lambda: self._fast.tokenize(texts),
+    )
+
+  def _fast_or_exact(self, texts, redo):
     redo_rows = tf.where(redo)[:, 0]
     keep_rows = tf.where(tf.logical_not(redo))[:, 0]
     merged = tf.concat(
       [
-        tf.gather(ids, keep_rows),
+        self._fast.tokenize(tf.gather(texts, keep_rows)),
         self._exact_ids(tf.gather(texts, redo_rows)).merge_dims(1, 2),
       ],
       0,

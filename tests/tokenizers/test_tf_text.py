@@ -151,8 +151,8 @@ def original_features(ids_a, ids_b, max_seq_length):
 
 
 def test_pack_inputs_truncates_like_the_original():
-  for max_seq_length in (3, 4, 5, 8, 11):
-    pairs = [(la, lb) for la in range(9) for lb in range(9)]
+  for max_seq_length in (3, 4, 5, 8, 11, 16):
+    pairs = [(la, lb) for la in range(15) for lb in range(15)]
     a = tf.ragged.constant(
       [[1000 + i for i in range(la)] for la, _ in pairs],
       dtype=tf.int32,
