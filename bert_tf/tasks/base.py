@@ -21,10 +21,13 @@ Task models share `TaskModel`: an encoder plus heads, whose `tf1_variables()`
 is the union of their original TF1 names (so checkpoint I/O is a table).
 """
 
+import functools
+
 import keras
 import tensorflow as tf
 
 from bert_tf.checkpoints import checkpoint_io
+from bert_tf.modeling import small_inputs
 from bert_tf.modeling.bert_encoder import BertEncoder
 
 ENCODER_INPUTS = ("input_ids", "input_mask", "segment_ids")
@@ -84,10 +87,26 @@ class TaskModel(keras.Model):
     inputs = {k: features[k] for k in ENCODER_INPUTS if k in features}
     if not skip_padding or "input_mask" not in inputs:
       return self.encoder(inputs, training=training)
+    whole = lambda: self.encoder(inputs, training=training)
+    if self.encoder.compute_dtype == "bfloat16":
+      whole = functools.partial(self._small_or_not, inputs)
     return tf.cond(
       tf.reduce_all(inputs["input_mask"] > 0),
-      lambda: self.encoder(inputs, training=training),
+      whole,
       lambda: self.encoder(inputs, training=training, skip_padding=True),
+    )
+
+  def _small_or_not(self, inputs):
+    """bfloat16: a batch of few tokens (a single request) runs kernels
+    without a fixed cost per call (`small_inputs`)."""
+
+    def small():
+      with small_inputs.scope():
+        return self.encoder(inputs)
+
+    size = tf.size(inputs["input_ids"]) * self.encoder.config.hidden_size
+    return tf.cond(
+      size <= small_inputs.MAX_SIZE, small, lambda: self.encoder(inputs)
     )
 
   def tf1_variables(self):

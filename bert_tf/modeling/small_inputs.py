@@ -1,0 +1,39 @@
+"""Predicting on few tokens in bfloat16: kernels without a fixed cost.
+
+A single request (a sentence pair, ~50 tokens) pays oneDNN's fixed cost per
+call more than its work: `_MklLayerNorm` reorders gamma and beta and hands
+work to the thread pool on every call, and so does each head transpose.
+Under `scope()`, bfloat16 LayerNorms take ten element-wise ops
+(`layer_norm.float32_layer_norm`) and the head transposes move 16-bit
+integers (Eigen's transpose: the same bits). The model branches once on
+the batch's size (`tasks.base.TaskModel.encode`), so large batches keep the
+kernels, which win there.
+
+MiniLM layer sizes (H = 384), per call: a LayerNorm on [64, 384] 61 against
+80 us, on [128, 384] 105 against 91 us (benchmarks/README.md, round 13).
+Float32 keeps the kernels, whose bits its predictions have.
+
+Example:
+    with small_inputs.scope():
+      outputs = encoder(features)  # traced with the small-input forms
+"""
+
+import contextlib
+
+# Values of the encoder's input ids times hidden_size: ~85 tokens at H=384.
+MAX_SIZE = 32768
+_active = [False]
+
+
+@contextlib.contextmanager
+def scope():
+  """Layers traced inside take their small-input forms."""
+  _active[0] = True
+  try:
+    yield
+  finally:
+    _active[0] = False
+
+
+def active():
+  return _active[0]
