@@ -1,17 +1,17 @@
-"""Predicting on few tokens in bfloat16: kernels without a fixed cost.
+"""Predicting on few tokens: kernels without a fixed cost per call.
 
 A single request (a sentence pair, ~50 tokens) pays oneDNN's fixed cost per
 call more than its work: `_MklLayerNorm` reorders gamma and beta and hands
 work to the thread pool on every call, and so does each head transpose.
-Under `scope()`, bfloat16 LayerNorms take ten element-wise ops
-(`layer_norm.float32_layer_norm`) and the head transposes move 16-bit
-integers (Eigen's transpose: the same bits). The model branches once on
-the batch's size (`tasks.base.TaskModel.encode`), so large batches keep the
-kernels, which win there.
+Under `scope()`, the head transposes move same-width integers (Eigen's
+transpose: the same bits) and bfloat16 LayerNorms take ten element-wise
+ops (`layer_norm.float32_layer_norm`, float32 math rounded once); float32
+LayerNorms keep the kernel, whose bits its predictions have. The model
+branches once on the batch's size (`tasks.base.TaskModel.encode`), so large
+batches keep the kernels, which win there.
 
-MiniLM layer sizes (H = 384), per call: a LayerNorm on [64, 384] 61 against
+Per call at MiniLM's H = 384, bfloat16: a LayerNorm on [64, 384] 61 against
 80 us, on [128, 384] 105 against 91 us (benchmarks/README.md, round 13).
-Float32 keeps the kernels, whose bits its predictions have.
 
 Example:
     with small_inputs.scope():

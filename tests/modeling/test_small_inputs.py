@@ -2,6 +2,7 @@
 cost per call, against the kernels' forms and the original's outputs."""
 
 import numpy as np
+import pytest
 import tensorflow as tf
 
 from bert_tf.modeling import bert_self_attention
@@ -22,8 +23,8 @@ class _Encoding(TaskModel):
     return {}
 
 
-def _model():
-  with distribution.policy_scope("mixed_bfloat16"):
+def _model(policy="mixed_bfloat16"):
+  with distribution.policy_scope(policy):
     config, encoder, _, _ = load_golden("ckpt_a")
     model = _Encoding(config)
   model.encoder.set_weights(encoder.get_weights())
@@ -82,10 +83,21 @@ def test_layer_norm_rounds_once():
   )
 
 
-def test_heads_transpose_keeps_the_bits():
-  x = tf.cast(tf.random.normal([2, 5, 3, 4], seed=4), tf.bfloat16)
-  want = np.transpose(tf.bitcast(x, tf.int16).numpy(), (0, 2, 1, 3))
+def test_float32_keeps_its_bits():
+  model = _model("float32")
+  row = {k: v[:1] for k, v in golden_inputs().items()}
+  encode = lambda x: model.encode(x, training=False, skip_padding=True)
+  np.testing.assert_array_equal(
+    _sequence(encode, row), _sequence(model.encoder, row)
+  )
+
+
+@pytest.mark.parametrize("dtype", [tf.bfloat16, tf.float16, tf.float32])
+def test_heads_transpose_keeps_the_bits(dtype):
+  x = tf.cast(tf.random.normal([2, 5, 3, 4], seed=4), dtype)
+  bits = tf.int16 if dtype.size == 2 else tf.int32
+  want = np.transpose(tf.bitcast(x, bits).numpy(), (0, 2, 1, 3))
   with small_inputs.scope():
     got = tf.function(bert_self_attention._heads_transpose)(x)  # pylint: disable=protected-access
-  assert got.dtype == tf.bfloat16
-  np.testing.assert_array_equal(tf.bitcast(got, tf.int16).numpy(), want)
+  assert got.dtype == dtype
+  np.testing.assert_array_equal(tf.bitcast(got, bits).numpy(), want)
