@@ -87,15 +87,18 @@ class TaskModel(keras.Model):
     inputs = {k: features[k] for k in ENCODER_INPUTS if k in features}
     if not skip_padding or "input_mask" not in inputs:
       return self.encoder(inputs, training=training)
+    whole = lambda: self.encoder(inputs, training=training)
+    if self.encoder.compute_dtype == "bfloat16":
+      whole = functools.partial(self._small_or_not, inputs)
     return tf.cond(
       tf.reduce_all(inputs["input_mask"] > 0),
-      functools.partial(self._small_or_not, inputs),
+      whole,
       lambda: self.encoder(inputs, training=training, skip_padding=True),
     )
 
   def _small_or_not(self, inputs):
-    """A batch of few tokens (a single request) runs kernels without a
-    fixed cost per call (`small_inputs`)."""
+    """bfloat16: a batch of few tokens (a single request) runs kernels
+    without a fixed cost per call (`small_inputs`)."""
 
     def small():
       with small_inputs.scope():

@@ -95,7 +95,7 @@ def test_float32_keeps_its_bits():
 @pytest.mark.parametrize("dtype", [tf.bfloat16, tf.float16, tf.float32])
 def test_heads_transpose_keeps_the_bits(dtype):
   x = tf.cast(tf.random.normal([2, 5, 3, 4], seed=4), dtype)
-  bits = tf.int16 if dtype.size == 2 else tf.int32
+  bits = tf.int16 if dtype.size == 2 else tf.int32  # float32: plain
   want = np.transpose(tf.bitcast(x, bits).numpy(), (0, 2, 1, 3))
   with small_inputs.scope():
     got = tf.function(bert_self_attention._heads_transpose)(x)  # pylint: disable=protected-access
