@@ -7,6 +7,7 @@ from tensorflow.python.util import _pywrap_util_port  # pylint: disable=g-direct
 
 from bert_tf.modeling import layer_norm
 from bert_tf.modeling import layer_utils
+from bert_tf.modeling import small_inputs
 from bert_tf.training import distribution
 
 
@@ -31,22 +32,37 @@ def test_predicting_equals_training_and_numpy_in_float32(shape):
   np.testing.assert_allclose(training.numpy(), want, atol=2e-6)
 
 
-def test_bfloat16_is_within_two_steps_of_float32_math():
+def _bfloat16_case(small):
+  """(LayerNorm predicting on bfloat16 [30, 64], float64 math of it)."""
   with distribution.policy_scope("mixed_bfloat16"):
     norm = layer_utils.layer_norm("LayerNorm", "mixed_bfloat16")
     norm.build((None, 64))
   norm.gamma.assign(tf.random.normal([64], seed=1) * 0.2 + 1.0)
   norm.beta.assign(tf.random.normal([64], seed=2) * 0.2)
   x = tf.cast(tf.random.normal([30, 64], seed=3) * 3.0, tf.bfloat16)
-  y = tf.function(lambda x: norm(x, training=False))(x)
+  predict = tf.function(lambda x: norm(x, training=False))
+  if small:
+    with small_inputs.scope():
+      y = predict(x)
+  else:
+    y = predict(x)
   assert y.dtype == tf.bfloat16
   want = _by_hand(
     tf.cast(x, tf.float32).numpy(), norm.gamma.numpy(), norm.beta.numpy()
   )
+  return tf.cast(y, tf.float32).numpy(), want
+
+
+def test_bfloat16_is_within_two_steps_of_float32_math():
+  got, want = _bfloat16_case(small=False)
   # gamma and beta rounded to bfloat16, then the output: 2 * 2**-8.
-  np.testing.assert_allclose(
-    tf.cast(y, tf.float32).numpy(), want, rtol=2**-7, atol=2**-7
-  )
+  np.testing.assert_allclose(got, want, rtol=2**-7, atol=2**-7)
+
+
+def test_bfloat16_on_few_tokens_rounds_once():
+  got, want = _bfloat16_case(small=True)  # `small_inputs`: element-wise
+  # Float32 math, one rounding to bfloat16: half a step, 2**-9 relative.
+  np.testing.assert_allclose(got, want, rtol=2**-8, atol=1e-6)
 
 
 @pytest.mark.skipif(
