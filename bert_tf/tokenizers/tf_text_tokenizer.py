@@ -93,13 +93,15 @@ def pack_inputs(segments, max_seq_length, cls_id, sep_id):
     raise ValueError(
       "pack_inputs takes 1 or 2 segments, got %d" % len(segments)
     )
+  int64 = lambda t: tf.cast(t, tf.int64)  # row splits may be int32
   a = segments[0]
-  la = a.row_lengths()
+  la = int64(a.row_lengths())
   if len(segments) == 2:
+    b = segments[1]
     b_values, b_starts, lb = (
-      segments[1].values,
-      segments[1].row_starts(),
-      segments[1].row_lengths(),
+      b.values,
+      int64(b.row_starts()),
+      int64(b.row_lengths()),
     )
   else:
     b_values, b_starts, lb = a.values[:0], tf.zeros_like(la), tf.zeros_like(la)
@@ -114,8 +116,8 @@ def pack_inputs(segments, max_seq_length, cls_id, sep_id):
   # Ids at the end of one flat array: a's, b's, [CLS], [SEP], padding.
   values = tf.concat(
     [
-      tf.cast(a.values, tf.int64),
-      tf.cast(b_values, tf.int64),
+      int64(a.values),
+      int64(b_values),
       tf.constant([cls_id, sep_id, 0], tf.int64),
     ],
     0,
@@ -133,7 +135,7 @@ def pack_inputs(segments, max_seq_length, cls_id, sep_id):
     cls,
     tf.where(
       p <= ta,
-      col(a.row_starts()) + p - 1,
+      col(int64(a.row_starts())) + p - 1,
       tf.where(
         (p == ta + 1) | second_sep,
         sep,

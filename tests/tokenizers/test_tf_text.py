@@ -175,9 +175,10 @@ def test_pack_inputs_truncates_like_the_original():
       assert single["input_ids"][row].numpy().tolist() == want["input_ids"]
 
 
-def test_pack_layout_by_hand():
-  a = tf.ragged.constant([[5, 6, 7]], dtype=tf.int32)
-  b = tf.ragged.constant([[8, 9]], dtype=tf.int32)
+@pytest.mark.parametrize("splits", [tf.int64, tf.int32])
+def test_pack_layout_by_hand(splits):
+  a = tf.ragged.constant([[5, 6, 7]], tf.int32, row_splits_dtype=splits)
+  b = tf.ragged.constant([[8, 9]], tf.int32, row_splits_dtype=splits)
   got = {
     k: v.numpy().tolist()[0]
     for k, v in pack_inputs([a, b], 10, 101, 102).items()
