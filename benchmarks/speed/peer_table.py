@@ -1,4 +1,5 @@
-"""Helpers of `peer.py`'s tables: the CPU line, spreads, ratios."""
+"""Helpers of `peer.py` and its benchmarks: the CPU line, spreads, ratios,
+MRPC dev pairs and where `serving.py` exports (no TensorFlow imported)."""
 
 import os
 import statistics
@@ -48,3 +49,16 @@ def ratio(mine, theirs):
 def percentile(values, q):
   ordered = sorted(values)
   return ordered[min(len(ordered) - 1, int(q / 100 * len(ordered)))]
+
+
+def mrpc_pairs(path):
+  """[text_a, text_b] of every row of a GLUE MRPC TSV."""
+  with open(path, encoding="utf-8-sig") as f:
+    rows = [line.rstrip("\n").split("\t") for line in f][1:]
+  return [[r[3], r[4]] for r in rows]
+
+
+def export_path(work_dir, max_seq_length, dtype):
+  """The SavedModel `serving.py --prepare_only` writes."""
+  suffix = "" if dtype == "float32" else "_" + dtype
+  return os.path.join(work_dir, "serving_%d%s" % (max_seq_length, suffix))

@@ -32,6 +32,7 @@ import numpy as np
 import tensorflow as tf
 import tensorflow_text  # noqa: F401 (registers the ops)
 
+from benchmarks.speed import peer_table
 from bert_tf.checkpoints import checkpoint_io
 from bert_tf.modeling.bert_config import BertConfig
 from bert_tf.tasks.classification import ClassifierModel
@@ -126,7 +127,9 @@ def _prepare():
     weight=variables["output_weights"].numpy(),
     bias=variables["output_bias"].numpy(),
   )
-  export_dir = export_path(FLAGS.work_dir, FLAGS.max_seq_length, FLAGS.dtype)
+  export_dir = peer_table.export_path(
+    FLAGS.work_dir, FLAGS.max_seq_length, FLAGS.dtype
+  )
   if not os.path.exists(export_dir):
     _run(
       [
@@ -141,17 +144,6 @@ def _prepare():
       ]
     )
   return model, os.path.join(head_dir, "vocab.txt"), export_dir
-
-
-def export_path(work_dir, max_seq_length, dtype):
-  suffix = "" if dtype == "float32" else "_" + dtype
-  return os.path.join(work_dir, "serving_%d%s" % (max_seq_length, suffix))
-
-
-def _pairs(path):
-  with open(path, encoding="utf-8-sig") as f:
-    rows = [line.rstrip("\n").split("\t") for line in f][1:]
-  return [(r[3], r[4]) for r in rows]
 
 
 def _python_path(model, vocab_file):
@@ -213,7 +205,7 @@ def main(argv):
   model, vocab_file, export_dir = _prepare()
   if FLAGS.prepare_only:
     return
-  pairs = _pairs(FLAGS.mrpc_dev)
+  pairs = peer_table.mrpc_pairs(FLAGS.mrpc_dev)
   paths = {
     "SavedModel (in-graph tokenizer)": _saved_model_path(export_dir),
     "Python tokenizer + same model": _python_path(model, vocab_file),
