@@ -4,8 +4,9 @@ parent: shared by the process pools and the Beam drivers.
 A sharded output (`out-00000-of-00004`, ...) is written under temporary names
 and renamed in only once every shard is complete, after the shards of an
 earlier run of that output (any shard count) are removed: a glob never sees a
-partial set, or a mix of two runs. Pool workers ask Linux to kill them when
-their parent dies (kill -9 included), so a killed job leaves no orphans.
+partial set, or a mix of two runs. Pool workers ask Linux to signal them
+when their parent dies (kill -9 included): they remove the job's temps and
+exit, so a killed job leaves no orphans and no files.
 
 Example:
     finals = shard_names("out/train.tfrecord", 4)
@@ -15,8 +16,11 @@ Example:
 """
 
 import ctypes
+import glob
+import multiprocessing
 import os
 import signal
+import sys
 
 from bert_tf.io_utils import gfile
 from bert_tf.io_utils import is_remote
@@ -60,11 +64,38 @@ def publish(temps, finals, *output_files):
       os.replace(temp, final)
 
 
-def die_with_parent():
-  """In a worker process: SIGKILL when the parent dies (Linux; a no-op
-  elsewhere)."""
-  try:
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-  except (OSError, AttributeError):
-    pass
+def remove_temps(temps):
+  """Removes local `temps` and the partial files `atomic_output` leaves
+  behind them (`<temp>.tmp-xxxxxxxx`) when its writer is killed."""
+  partial = ".tmp-" + "[0-9a-f]" * 8
+  for temp in temps:
+    for path in [temp, *glob.glob(glob.escape(temp) + partial)]:
+      try:
+        os.remove(path)
+      except FileNotFoundError:  # not written, or another process's pass
+        pass
+
+
+def die_with_parent(temps):
+  """In a pool worker: die with the parent (kill -9 included), first
+  removing the job's `temps`, which nobody else will. Linux only."""
+  if sys.platform != "linux":
+    return
+  # A signal of its own: Linux sends it when the parent's forking thread
+  # exits, while getppid() may still name the parent (its other threads are
+  # still ending), so a SIGTERM, the pool's way to end the worker of a live
+  # parent, could not be told apart from a death.
+  parent_died = signal.SIGUSR1
+
+  def on_parent_death(signum, frame):
+    del frame
+    remove_temps(temps)
+    signal.signal(signum, signal.SIG_DFL)
+    os.kill(os.getpid(), signum)
+
+  parent = multiprocessing.parent_process()
+  parent_pid = parent.pid if parent is not None else os.getppid()
+  signal.signal(parent_died, on_parent_death)
+  ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, parent_died)
+  if os.getppid() != parent_pid:  # it died before prctl took effect
+    on_parent_death(parent_died, None)

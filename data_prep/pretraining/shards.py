@@ -33,7 +33,7 @@ from bert_tf.records.tfrecord_file import tfrecord_writer
 from bert_tf.tokenizers.loading import load_tokenizer
 from data_prep.common.outputs import die_with_parent
 from data_prep.common.outputs import publish
-from data_prep.common.outputs import remove
+from data_prep.common.outputs import remove_temps
 from data_prep.common.outputs import shard_names
 from data_prep.common.outputs import temp_name
 from data_prep.pretraining.documents import read_documents
@@ -49,8 +49,8 @@ def shard_seed(random_seed, shard_index):
   return int.from_bytes(digest[:8], "little")
 
 
-def _init_worker(tokenizer_args, options, random_seed):
-  die_with_parent()
+def _init_worker(tokenizer_args, options, random_seed, temps):
+  die_with_parent(temps)
   _worker_state.update(
     tokenizer=load_tokenizer(*tokenizer_args),
     options=options,
@@ -114,7 +114,7 @@ def write_shards(
   outputs = shard_names(output_file, len(shards))
   temps = [temp_name(path) for path in outputs]
   totals = [0, 0, 0]
-  init_args = (tokenizer_args, options, random_seed)
+  init_args = (tokenizer_args, options, random_seed, temps)
   try:
     with (
       _context().Pool(
@@ -133,7 +133,7 @@ def write_shards(
         bar.set_postfix(instances=totals[1])
         bar.update(1)
   except BaseException:
-    remove(temps)
+    remove_temps(temps)
     raise
   # Every shard is complete: only now do they get their names.
   publish(temps, outputs, output_file)

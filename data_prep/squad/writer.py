@@ -97,7 +97,7 @@ def convert_chunk(encoder, first_index, examples):
 
 def _init_worker(encoder_args, paths, turns):
   global _worker_state
-  die_with_parent()
+  die_with_parent([p for p in paths if p])
   # Forked: the parent's; spawned: None.
   encoder, examples = _worker_state or (new_encoder(*encoder_args), None)
   records, sidecar = paths

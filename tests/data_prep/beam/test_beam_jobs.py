@@ -2,19 +2,14 @@
 paths: pre-training shards are the process pool's bytes, deterministic for a
 seed and different for another; SQuAD shards concatenate to the single
 process's TFRecord and sidecar (unique ids included); a bad input line fails
-the pipeline with the single-process message and leaves no shard; killing a
-`--num_workers` job leaves no worker alive and no shard set."""
+the pipeline with the single-process message and leaves no shard."""
 
 import gzip
-import os
-import time
 
 import pytest
 
 from tests.conftest import FIXTURES
-from tests.helpers.processes import kill_when
 from tests.helpers.processes import run
-from tests.helpers.processes import start
 
 pytestmark = pytest.mark.process  # starts programs
 
@@ -150,56 +145,6 @@ def test_a_bad_line_fails_like_the_single_process_path(tmp_path):
     assert not prefix.parent.exists() or not list(prefix.parent.iterdir())
   assert outputs["beam"] == outputs["single"]
   assert str(corpus) in outputs["beam"]
-
-
-def _children(pid):
-  found = []
-  for entry in os.listdir("/proc"):
-    if entry.isdigit():
-      try:
-        with open("/proc/%s/stat" % entry) as f:
-          fields = f.read().rsplit(")", 1)[1].split()
-      except OSError:
-        continue
-      if int(fields[1]) == pid and fields[0] != "Z":
-        found.append(int(entry))
-  return found
-
-
-def test_killing_a_pool_job_leaves_no_workers_and_no_shards(tmp_path):
-  corpus = _corpus(tmp_path, copies=400)
-  prefix = tmp_path / "out" / "pt.tfrecord"
-  process = start(
-    "-m",
-    "data_prep.create_pretraining_data",
-    "--input_file=%s" % corpus,
-    *PRETRAINING,
-    "--dupe_factor=10",
-    "--output_file=%s" % prefix,
-    "--num_workers=2",
-    "--shard_size_mb=1",
-    quiet=True,
-  )
-  workers = []
-
-  def two_workers():
-    workers[:] = _children(process.pid)
-    return len(workers) >= 2
-
-  kill_when(process, two_workers, "two pool workers", timeout=60)
-  deadline = time.time() + 10
-  while any(_alive(w) for w in workers):
-    assert time.time() < deadline, "orphan workers %s" % workers
-    time.sleep(0.05)
-  assert not _shards(prefix)
-
-
-def _alive(pid):
-  try:
-    with open("/proc/%d/stat" % pid) as f:
-      return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-  except OSError:
-    return False
 
 
 def test_classifier_beam_shards_concatenate_to_the_single_process_file(
