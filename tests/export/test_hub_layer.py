@@ -194,7 +194,11 @@ def _fit(layer, optimizer):
   inputs = {n: keras.Input((None,), dtype="int32", name=n) for n in names}
   logits = keras.layers.Dense(2)(layer(inputs)["pooled_output"])
   model = keras.Model(inputs, logits)
-  model.compile(optimizer, "sparse_categorical_crossentropy")
+  # From logits: on raw Dense outputs the default loss clips what it takes
+  # for probabilities, and a clipped target class sends back no gradient.
+  model.compile(
+    optimizer, keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+  )
   x = _encoder_inputs()
   model.fit(x, x["input_word_ids"][:, 0] % 2, epochs=1, verbose=0)
 
