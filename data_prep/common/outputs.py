@@ -65,10 +65,11 @@ def publish(temps, finals, *output_files):
 
 
 def remove_temps(temps):
-  """Removes local `temps` and the partial files `atomic_output` leaves
-  behind them (`<temp>.tmp-xxxxxxxx`) when its writer is killed."""
+  """Removes `temps` and, for local ones, the partial files `atomic_output`
+  leaves behind them (`<temp>.tmp-xxxxxxxx`) when its writer is killed."""
+  remove([t for t in temps if is_remote(t)])
   partial = ".tmp-" + "[0-9a-f]" * 8
-  for temp in temps:
+  for temp in [t for t in temps if not is_remote(t)]:
     for path in [temp, *glob.glob(glob.escape(temp) + partial)]:
       try:
         os.remove(path)
