@@ -11,6 +11,7 @@ exit status 1. `decode_text` reads text inputs strictly as UTF-8.
 
 import contextlib
 import fnmatch
+import glob
 import os
 import re
 import sys
@@ -24,6 +25,14 @@ class InputError(ValueError):
 
 def _temp_path(path):
   return "%s.tmp-%s" % (path, uuid.uuid4().hex[:8])
+
+
+def leftover_temps(path):
+  """The temp files of `atomic_output(path)` whose writers were killed
+  before they could remove them (local paths; none for a remote one)."""
+  if is_remote(path):
+    return []
+  return glob.glob(glob.escape(path) + ".tmp-" + "[0-9a-f]" * 8)
 
 
 def gfile():

@@ -16,7 +16,6 @@ Example:
 """
 
 import ctypes
-import glob
 import multiprocessing
 import os
 import signal
@@ -24,6 +23,7 @@ import sys
 
 from bert_tf.io_utils import gfile
 from bert_tf.io_utils import is_remote
+from bert_tf.io_utils import leftover_temps
 from bert_tf.records.tfrecord_file import shards_of
 
 _PR_SET_PDEATHSIG = 1
@@ -46,8 +46,11 @@ def remove(paths):
     if is_remote(path):
       if gfile().exists(path):
         gfile().remove(path)
-    elif os.path.exists(path):
-      os.remove(path)
+    else:
+      try:
+        os.remove(path)
+      except FileNotFoundError:  # not written, or another process's pass
+        pass
 
 
 def publish(temps, finals, *output_files):
@@ -65,16 +68,9 @@ def publish(temps, finals, *output_files):
 
 
 def remove_temps(temps):
-  """Removes `temps` and, for local ones, the partial files `atomic_output`
-  leaves behind them (`<temp>.tmp-xxxxxxxx`) when its writer is killed."""
-  remove([t for t in temps if is_remote(t)])
-  partial = ".tmp-" + "[0-9a-f]" * 8
-  for temp in [t for t in temps if not is_remote(t)]:
-    for path in [temp, *glob.glob(glob.escape(temp) + partial)]:
-      try:
-        os.remove(path)
-      except FileNotFoundError:  # not written, or another process's pass
-        pass
+  """Removes `temps` and the partial files `atomic_output` leaves behind
+  them when its writer is killed."""
+  remove([p for t in temps for p in [t, *leftover_temps(t)]])
 
 
 def die_with_parent(temps):
@@ -94,8 +90,7 @@ def die_with_parent(temps):
     signal.signal(signum, signal.SIG_DFL)
     os.kill(os.getpid(), signum)
 
-  parent = multiprocessing.parent_process()
-  parent_pid = parent.pid if parent is not None else os.getppid()
+  parent_pid = multiprocessing.parent_process().pid
   signal.signal(parent_died, on_parent_death)
   ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, parent_died)
   if os.getppid() != parent_pid:  # it died before prctl took effect

@@ -4,12 +4,13 @@ one half written (data_prep/common/outputs.py)."""
 
 import gzip
 import json
-import os
 import time
 
 import pytest
 
 from tests.conftest import FIXTURES
+from tests.helpers.pool_children import children_of
+from tests.helpers.pool_children import running
 from tests.helpers.processes import kill_when
 from tests.helpers.processes import start
 
@@ -18,39 +19,17 @@ pytestmark = pytest.mark.process  # starts programs
 VOCAB = "--vocab_file=%s" % (FIXTURES / "vocab_uncased.txt")
 
 
-def _children(pid):
-  found = []
-  for entry in os.listdir("/proc"):
-    if entry.isdigit():
-      try:
-        with open("/proc/%s/stat" % entry) as f:
-          fields = f.read().rsplit(")", 1)[1].split()
-      except OSError:
-        continue
-      if int(fields[1]) == pid and fields[0] != "Z":
-        found.append(int(entry))
-  return found
-
-
-def _alive(pid):
-  try:
-    with open("/proc/%d/stat" % pid) as f:
-      return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-  except OSError:
-    return False
-
-
 def _kill_and_wait(process, ready, what):
   """kill -9 `process` once `ready()`; returns when its workers are gone."""
   workers = []
 
   def workers_and_ready():
-    workers[:] = _children(process.pid)
+    workers[:] = children_of(process.pid)
     return len(workers) >= 2 and ready()
 
   kill_when(process, workers_and_ready, what, timeout=120)
   deadline = time.time() + 10
-  while any(_alive(w) for w in workers):
+  while any(map(running, workers)):
     assert time.time() < deadline, "orphan workers %s" % workers
     time.sleep(0.05)
 

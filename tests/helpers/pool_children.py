@@ -1,4 +1,5 @@
-"""Whether a process pool's workers have ended (Linux).
+"""Whether a process pool's workers have ended, and another process's
+children (Linux).
 
 `multiprocessing.Process.join` / `is_alive` can't tell for the workers of a
 `ProcessPoolExecutor`: the pool's own thread reaps them, and a second
@@ -15,7 +16,8 @@ import signal
 import time
 
 
-def _running(pid):
+def running(pid):
+  """Whether `pid` runs (not ended, not a zombie)."""
   try:
     os.kill(pid, 0)
   except ProcessLookupError:
@@ -28,14 +30,29 @@ def _running(pid):
     return False
 
 
+def children_of(pid):
+  """The pids of `pid`'s running children."""
+  found = []
+  for entry in os.listdir("/proc"):
+    if entry.isdigit():
+      try:
+        with open("/proc/%s/stat" % entry, encoding="ascii") as f:
+          fields = f.read().rsplit(")", 1)[1].split()
+      except OSError:
+        continue
+      if int(fields[1]) == pid and fields[0] != "Z":
+        found.append(int(entry))
+  return found
+
+
 def children_left(seconds):
   """The pids of this process's multiprocessing children still running
   after up to `seconds`; those are killed."""
   pids = [child.pid for child in multiprocessing.active_children()]
   deadline = time.monotonic() + seconds
-  while any(map(_running, pids)) and time.monotonic() < deadline:
+  while any(map(running, pids)) and time.monotonic() < deadline:
     time.sleep(0.05)
-  left = [pid for pid in pids if _running(pid)]
+  left = [pid for pid in pids if running(pid)]
   for pid in left:
     try:
       os.kill(pid, signal.SIGKILL)
